@@ -1,0 +1,296 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/godu-sh/godu/internal/bulk"
+	"github.com/godu-sh/godu/internal/du"
+)
+
+const prog = "godu"
+
+// version is set at link time by make (-X main.version=...).
+var version = "devel"
+
+// usageError is an option error: du's message, then the --help hint.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+// blockFlag is one of the options that set the output unit (-b, -h, -k,
+// -m, --si, -B). du lets the last of them win, so each Set applies itself
+// in command-line order.
+type blockFlag struct {
+	o     *du.Options
+	apply func(o *du.Options, arg string) error
+	isArg bool
+}
+
+func (f *blockFlag) String() string { return "" }
+func (f *blockFlag) Type() string {
+	if f.isArg {
+		return "SIZE"
+	}
+	return "bool"
+}
+func (f *blockFlag) Set(s string) error { return f.apply(f.o, s) }
+
+func newCommand(stdout, stderr io.Writer, status *int) *cobra.Command {
+	o := du.Options{MaxDepth: -1, Prog: prog}
+	var (
+		summarize, help, showVersion bool
+		maxDepth, threshold          string
+		derefArgs, derefAll, noDeref bool
+		apparent                     bool
+	)
+	cmd := &cobra.Command{
+		Use:   prog + " [OPTION]... [FILE]...",
+		Short: "Summarize device usage of the set of FILEs, recursively for directories.",
+		Long: `Summarize device usage of the set of FILEs, recursively for directories,
+as GNU du does, reading each directory with as few system calls as the
+kernel allows and walking subdirectories in parallel.`,
+		Version:       version,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Args:          cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if help {
+				return cmd.Help()
+			}
+			if showVersion {
+				fmt.Fprintf(stdout, "%s %s (%s build)\n", prog, version, bulk.Variant)
+				return nil
+			}
+			if maxDepth != "" {
+				d, err := strconv.ParseInt(maxDepth, 10, 64)
+				if err != nil || d < 0 {
+					return &usageError{"invalid maximum depth " + du.QuoteWord(maxDepth)}
+				}
+				if d > 1<<30 {
+					d = 1 << 30
+				}
+				o.MaxDepth = int(d)
+			}
+			if summarize {
+				if o.All {
+					return &usageError{"cannot both summarize and show all entries"}
+				}
+				if maxDepth != "" && o.MaxDepth != 0 {
+					return &usageError{fmt.Sprintf("warning: summarizing conflicts with --max-depth=%d", o.MaxDepth)}
+				}
+				if maxDepth != "" {
+					fmt.Fprintf(stderr, "%s: warning: summarizing is the same as using --max-depth=0\n", prog)
+				}
+				o.MaxDepth = 0
+			}
+			if threshold != "" {
+				t, err := du.ParseThreshold(threshold)
+				if err != nil {
+					return &usageError{"invalid --threshold argument " + du.QuoteWord(threshold)}
+				}
+				o.Threshold = t
+			}
+			if apparent {
+				o.Apparent = true
+			}
+			switch {
+			case derefAll:
+				o.Deref = du.DerefAll
+			case derefArgs:
+				o.Deref = du.DerefArgs
+			}
+			_ = noDeref
+			*status = du.Run(context.Background(), o, args, stdout, stderr)
+			return nil
+		},
+	}
+	cmd.SetOut(stdout)
+	cmd.SetErr(stderr)
+	f := cmd.Flags()
+	f.SortFlags = false
+	f.BoolVar(&help, "help", false, "display this help and exit")
+	f.BoolVar(&showVersion, "version", false, "output version information and exit")
+	f.BoolVarP(&o.NullTerminate, "null", "0", false, "end each output line with NUL, not newline")
+	f.BoolVarP(&o.All, "all", "a", false, "write counts for all files, not just directories")
+	f.BoolVar(&apparent, "apparent-size", false, "print apparent sizes rather than device usage")
+	unit := func(name, short, usage string, isArg bool, apply func(o *du.Options, arg string) error) {
+		fl := f.VarPF(&blockFlag{o: &o, apply: apply, isArg: isArg}, name, short, usage)
+		if !isArg {
+			fl.NoOptDefVal = "true"
+		}
+	}
+	unit("block-size", "B", "scale sizes by SIZE before printing them", true, func(o *du.Options, arg string) error {
+		bs, err := du.ParseBlockSize(arg)
+		if err != nil {
+			return &blockSizeError{arg: arg, err: err}
+		}
+		o.Block = bs
+		return nil
+	})
+	unit("bytes", "b", "equivalent to '--apparent-size --block-size=1'", false, func(o *du.Options, _ string) error {
+		o.Apparent = true
+		o.Block = du.BlockSize{Size: 1}
+		return nil
+	})
+	f.BoolVarP(&o.Total, "total", "c", false, "produce a grand total")
+	f.BoolVarP(&derefArgs, "dereference-args", "D", false, "dereference only symlinks that are listed on the command line")
+	f.StringVarP(&maxDepth, "max-depth", "d", "", "print the total for a directory only if it is N or fewer levels below the command line argument")
+	f.BoolVarP(&derefArgs, "H", "H", false, "equivalent to --dereference-args (-D)")
+	f.BoolVar(&o.Inodes, "inodes", false, "list inode usage information instead of block usage")
+	unit("human-readable", "h", "print sizes in human readable format (e.g., 1K 234M 2G)", false, func(o *du.Options, _ string) error {
+		o.Block, _ = du.ParseBlockSize("human-readable")
+		return nil
+	})
+	unit("kibibytes", "k", "like --block-size=1K", false, func(o *du.Options, _ string) error {
+		o.Block = du.BlockSize{Size: 1024}
+		return nil
+	})
+	f.BoolVarP(&derefAll, "dereference", "L", false, "dereference all symbolic links")
+	f.BoolVarP(&o.CountLinks, "count-links", "l", false, "count sizes many times if hard linked")
+	unit("megabytes", "m", "like --block-size=1M", false, func(o *du.Options, _ string) error {
+		o.Block = du.BlockSize{Size: 1 << 20}
+		return nil
+	})
+	f.BoolVarP(&noDeref, "no-dereference", "P", false, "don't follow any symbolic links (this is the default)")
+	unit("si", "", "like -h, but use powers of 1000 not 1024", false, func(o *du.Options, _ string) error {
+		o.Block, _ = du.ParseBlockSize("si")
+		return nil
+	})
+	f.BoolVarP(&summarize, "summarize", "s", false, "display only a total for each argument")
+	f.StringVarP(&threshold, "threshold", "t", "", "exclude entries smaller than SIZE if positive, or entries greater than SIZE if negative")
+	f.BoolVarP(&o.OneFileSystem, "one-file-system", "x", false, "skip directories on different file systems")
+	f.IntVarP(&o.Jobs, "jobs", "j", 0, "walk with at most N workers (default: 3 per CPU)")
+	f.Lookup("H").Hidden = true
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
+	return cmd
+}
+
+// blockSizeError is a bad --block-size argument.
+type blockSizeError struct {
+	arg string
+	err error
+}
+
+func (e *blockSizeError) Error() string { return e.err.Error() }
+
+// flagError turns pflag's messages into getopt's.
+func flagError(err error) error {
+	var bse *blockSizeError
+	if errors.As(err, &bse) {
+		opt := "-B"
+		if strings.Contains(err.Error(), `"--block-size"`) || strings.Contains(err.Error(), "--block-size") && !strings.Contains(err.Error(), "-B,") {
+			opt = "--block-size"
+		}
+		return &fatalError{blockSizeMessage(bse, opt)}
+	}
+	msg := err.Error()
+	switch {
+	case strings.HasPrefix(msg, "unknown flag: "):
+		return &usageError{"unrecognized option '" + strings.TrimPrefix(msg, "unknown flag: ") + "'"}
+	case strings.HasPrefix(msg, "unknown shorthand flag: "):
+		var c string
+		fmt.Sscanf(strings.TrimPrefix(msg, "unknown shorthand flag: "), "'%1s'", &c)
+		return &usageError{"invalid option -- '" + c + "'"}
+	case strings.HasPrefix(msg, "flag needs an argument: --"):
+		return &usageError{"option '" + strings.TrimPrefix(msg, "flag needs an argument: ") + "' requires an argument"}
+	case strings.HasPrefix(msg, "flag needs an argument: '"):
+		var c string
+		fmt.Sscanf(strings.TrimPrefix(msg, "flag needs an argument: "), "'%1s'", &c)
+		return &usageError{"option requires an argument -- '" + c + "'"}
+	case strings.HasPrefix(msg, "invalid argument"):
+		if strings.Contains(msg, "--jobs") {
+			return &usageError{"invalid number of jobs"}
+		}
+	}
+	return &usageError{msg}
+}
+
+func blockSizeMessage(e *blockSizeError, opt string) string {
+	switch e.err {
+	case du.ErrInvalidSuffix:
+		return fmt.Sprintf("invalid suffix in %s argument '%s'", opt, e.arg)
+	case du.ErrTooLarge:
+		return fmt.Sprintf("%s argument '%s' too large", opt, e.arg)
+	}
+	return fmt.Sprintf("invalid %s argument '%s'", opt, e.arg)
+}
+
+// fatalError is an error du reports without the --help hint.
+type fatalError struct{ msg string }
+
+func (e *fatalError) Error() string { return e.msg }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	status := 0
+	cmd := newCommand(stdout, stderr, &status)
+	args, err := expandLongOptions(cmd.Flags(), args)
+	if err == nil {
+		cmd.SetArgs(args)
+		err = cmd.Execute()
+	}
+	var ue *usageError
+	var fe *fatalError
+	switch {
+	case err == nil:
+		return status
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "%s: %s\nTry '%s --help' for more information.\n", prog, ue.msg, prog)
+	case errors.As(err, &fe):
+		fmt.Fprintf(stderr, "%s: %s\n", prog, fe.msg)
+	default:
+		fmt.Fprintf(stderr, "%s: %s\n", prog, err)
+	}
+	return 1
+}
+
+// expandLongOptions completes unambiguous abbreviations of long options
+// (--max=1, --app), as getopt_long does and pflag does not.
+func expandLongOptions(fs *pflag.FlagSet, args []string) ([]string, error) {
+	out := make([]string, 0, len(args))
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...), nil
+		}
+		if !strings.HasPrefix(a, "--") {
+			out = append(out, a)
+			continue
+		}
+		name, val, hasVal := strings.Cut(a[2:], "=")
+		if fs.Lookup(name) != nil {
+			out = append(out, a)
+			continue
+		}
+		var matches []string
+		fs.VisitAll(func(f *pflag.Flag) {
+			if strings.HasPrefix(f.Name, name) && len(f.Name) > 1 {
+				matches = append(matches, f.Name)
+			}
+		})
+		switch len(matches) {
+		case 0:
+			out = append(out, a) // pflag reports it
+		case 1:
+			if hasVal {
+				out = append(out, "--"+matches[0]+"="+val)
+			} else {
+				out = append(out, "--"+matches[0])
+			}
+		default:
+			var b strings.Builder
+			fmt.Fprintf(&b, "option '--%s' is ambiguous; possibilities:", name)
+			for _, m := range matches {
+				fmt.Fprintf(&b, " '--%s'", m)
+			}
+			return nil, &usageError{b.String()}
+		}
+	}
+	return out, nil
+}

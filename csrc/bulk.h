@@ -1,0 +1,103 @@
+/*
+ * bulk.h: the per-directory kernel loop of godu, shared by the Linux and
+ * darwin cores and by the Go package internal/bulk.
+ *
+ * One call reads as much of one directory as fits in buffers that the caller
+ * owns and reuses: fixed-size records (godu_rec) plus a names arena. The call
+ * never allocates. When the buffers fill, ctl->more is set and the caller
+ * calls again with the same ctl (and so the same open fd); the directory is
+ * finished when a call returns with more == 0.
+ *
+ * Layouts here are mirrored by Go structs in internal/bulk; the Go side
+ * asserts at build time that sizes and offsets agree.
+ */
+#ifndef GODU_BULK_H
+#define GODU_BULK_H
+
+#include <stdint.h>
+
+/* Entry types (godu_rec.type). */
+enum {
+	GODU_T_UNKNOWN = 0,
+	GODU_T_REG = 1,
+	GODU_T_DIR = 2,
+	GODU_T_LNK = 3,
+	GODU_T_OTHER = 4 /* fifo, socket, device */
+};
+
+/* godu_rec.flags */
+#define GODU_RF_DATALESS 0x1 /* darwin: contents evicted (SF_DATALESS) */
+#define GODU_RF_FIRMLINK 0x2 /* darwin: directory is a firmlink */
+
+/* godu_ctl.flags */
+#define GODU_FOLD 0x1       /* fold plain files into the sums */
+#define GODU_NAMES_ONLY 0x2 /* list names and types, stat nothing */
+#define GODU_DIR_STAT 0x4   /* darwin: fstat the opened directory (dir_dev) */
+
+/* One directory entry. 56 bytes, no implicit padding. */
+typedef struct godu_rec {
+	uint64_t ino;
+	uint64_t dev;
+	int64_t blocks; /* allocated size in 512-byte units (st_blocks) */
+	int64_t size;   /* st_size */
+	uint32_t nlink;
+	uint32_t name_off; /* offset of the NUL-terminated name in the arena */
+	uint32_t name_len; /* without the NUL */
+	int32_t err;       /* errno when the entry could not be examined, else 0 */
+	uint8_t type;      /* GODU_T_* */
+	uint8_t flags;     /* GODU_RF_* */
+	uint8_t pad[6];
+} godu_rec;
+
+/*
+ * The state of one directory being read, in and out. Plain integers only:
+ * it lives in Go memory and is passed to C by pointer.
+ */
+typedef struct godu_ctl {
+	int32_t fd;        /* in/out: the directory's fd; < 0 asks the call to open it */
+	uint32_t flags;    /* in: GODU_FOLD, GODU_NAMES_ONLY, GODU_DIR_STAT */
+	uint32_t dpos;     /* private: unread window of the kernel buffer */
+	uint32_t dlen;
+	uint32_t rec_cap;  /* in: capacity of recs, in records */
+	uint32_t names_cap; /* in: capacity of the names arena, in bytes */
+	uint32_t dbuf_cap; /* in: capacity of the kernel buffer, in bytes */
+	uint32_t nrecs;    /* out: records written by this call */
+	uint32_t names_len; /* out: arena bytes used by this call */
+	int32_t err;       /* out: errno of a failure of the directory itself */
+	uint32_t eof;      /* private: the kernel reported the end */
+	uint32_t more;     /* out: 1 when the call must be repeated */
+	uint64_t fold_dev; /* in: only files on this device are folded */
+	int64_t sum_blocks; /* out: folded files' st_blocks */
+	int64_t sum_size;   /* out: folded regular files' and symlinks' st_size */
+	uint64_t sum_count; /* out: number of folded files */
+	uint64_t dir_dev;   /* out (GODU_DIR_STAT): st_dev of the opened directory */
+	int64_t dir_blocks; /* out (GODU_DIR_STAT): st_blocks of the opened directory */
+} godu_ctl;
+
+/*
+ * godu_read opens ctl->fd when it is negative (openat(parentfd, name,
+ * O_RDONLY|O_DIRECTORY|O_NOFOLLOW|O_CLOEXEC)), then reads entries into recs
+ * and names from the kernel buffer dbuf. "." and ".." are skipped. With
+ * GODU_FOLD, entries that are not directories, have one link, were examined
+ * without error and sit on fold_dev are added to the sums instead of being
+ * written out. Returns 0, or -1 with ctl->err set when the directory cannot
+ * be opened or read (records already written stay valid).
+ */
+int godu_read(godu_ctl *ctl, int parentfd, const char *name, godu_rec *recs,
+	      char *names, char *dbuf);
+
+/*
+ * godu_stat examines ctl->nrecs records whose names were listed by a
+ * GODU_NAMES_ONLY read of the directory dirfd, in place, folding as
+ * godu_read does (the kept records are compacted to the front).
+ * Linux only: the darwin core never lists names without attributes.
+ */
+int godu_stat(godu_ctl *ctl, int dirfd, godu_rec *recs, const char *names);
+
+/*
+ * godu_stat_one examines one path relative to dirfd, following a final
+ * symlink when follow is non-zero. Returns 0 or an errno.
+ */
+int godu_stat_one(int dirfd, const char *name, int follow, godu_rec *rec);
+
+#endif

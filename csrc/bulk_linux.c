@@ -1,0 +1,207 @@
+/*
+ * bulk_linux.c: godu's per-directory loop on Linux: getdents64 into the
+ * caller's buffer, then statx of every entry relative to the directory fd
+ * (fstatat where the kernel or a sandbox lacks statx).
+ */
+#define _GNU_SOURCE
+#include "bulk.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#ifndef AT_STATX_DONT_SYNC
+#define AT_STATX_DONT_SYNC 0x4000
+#endif
+
+struct godu_dirent64 {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+/* 1 while statx works; cleared for good on the first ENOSYS. */
+static volatile int godu_have_statx = 1;
+
+static uint8_t godu_type_of_mode(unsigned mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG: return GODU_T_REG;
+	case S_IFDIR: return GODU_T_DIR;
+	case S_IFLNK: return GODU_T_LNK;
+	case 0: return GODU_T_UNKNOWN;
+	default: return GODU_T_OTHER;
+	}
+}
+
+static uint8_t godu_type_of_dtype(unsigned char t)
+{
+	switch (t) {
+	case DT_REG: return GODU_T_REG;
+	case DT_DIR: return GODU_T_DIR;
+	case DT_LNK: return GODU_T_LNK;
+	case DT_UNKNOWN: return GODU_T_UNKNOWN;
+	default: return GODU_T_OTHER;
+	}
+}
+
+int godu_stat_one(int dirfd, const char *name, int follow, godu_rec *r)
+{
+	int fl = AT_NO_AUTOMOUNT | (follow ? 0 : AT_SYMLINK_NOFOLLOW);
+#ifdef STATX_BLOCKS
+	if (godu_have_statx) {
+		struct statx sx;
+		if (statx(dirfd, name, fl | AT_STATX_DONT_SYNC,
+			  STATX_TYPE | STATX_MODE | STATX_INO | STATX_NLINK |
+				  STATX_BLOCKS | STATX_SIZE,
+			  &sx) == 0) {
+			r->ino = sx.stx_ino;
+			r->dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+			r->blocks = (int64_t)sx.stx_blocks;
+			r->size = (int64_t)sx.stx_size;
+			r->nlink = sx.stx_nlink;
+			r->type = godu_type_of_mode(sx.stx_mode);
+			r->err = 0;
+			return 0;
+		}
+		if (errno != ENOSYS)
+			return errno;
+		godu_have_statx = 0;
+	}
+#endif
+	struct stat st;
+	if (fstatat(dirfd, name, &st, fl) != 0)
+		return errno;
+	r->ino = st.st_ino;
+	r->dev = st.st_dev;
+	r->blocks = st.st_blocks;
+	r->size = st.st_size;
+	r->nlink = (uint32_t)st.st_nlink;
+	r->type = godu_type_of_mode(st.st_mode);
+	r->err = 0;
+	return 0;
+}
+
+/* Adds r to the sums and returns 1 when it may be folded. */
+static int godu_fold(godu_ctl *c, const godu_rec *r)
+{
+	if (!(c->flags & GODU_FOLD) || r->err != 0 || r->type == GODU_T_DIR ||
+	    r->type == GODU_T_UNKNOWN || r->nlink > 1 || r->dev != c->fold_dev)
+		return 0;
+	c->sum_blocks += r->blocks;
+	if (r->type == GODU_T_REG || r->type == GODU_T_LNK)
+		c->sum_size += r->size;
+	c->sum_count++;
+	return 1;
+}
+
+/* Examines one listed entry: stat it, or keep its d_type on failure. */
+static void godu_examine(int dirfd, const char *name, godu_rec *r)
+{
+	uint8_t dtype = r->type;
+	int e = godu_stat_one(dirfd, name, 0, r);
+	if (e != 0) {
+		r->err = e;
+		r->type = dtype;
+		r->dev = 0;
+		r->blocks = 0;
+		r->size = 0;
+		r->nlink = 0;
+	}
+}
+
+int godu_read(godu_ctl *c, int parentfd, const char *name, godu_rec *recs,
+	      char *names, char *dbuf)
+{
+	c->nrecs = 0;
+	c->names_len = 0;
+	c->more = 0;
+	c->err = 0;
+	c->sum_blocks = 0;
+	c->sum_size = 0;
+	c->sum_count = 0;
+	if (c->fd < 0) {
+		int fd = openat(parentfd, name,
+				O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC |
+					O_NOCTTY | O_NONBLOCK);
+		if (fd < 0) {
+			c->err = errno;
+			return -1;
+		}
+		c->fd = fd;
+		c->dpos = c->dlen = 0;
+		c->eof = 0;
+	}
+	for (;;) {
+		if (c->dpos >= c->dlen) {
+			if (c->eof)
+				return 0;
+			long n = syscall(SYS_getdents64, c->fd, dbuf, c->dbuf_cap);
+			if (n < 0) {
+				if (errno == EINTR)
+					continue;
+				c->err = errno;
+				c->eof = 1;
+				return -1;
+			}
+			if (n == 0) {
+				c->eof = 1;
+				return 0;
+			}
+			c->dpos = 0;
+			c->dlen = (uint32_t)n;
+		}
+		struct godu_dirent64 *d = (struct godu_dirent64 *)(dbuf + c->dpos);
+		const char *nm = d->d_name;
+		if (nm[0] == '.' && (nm[1] == 0 || (nm[1] == '.' && nm[2] == 0))) {
+			c->dpos += d->d_reclen;
+			continue;
+		}
+		size_t len = strlen(nm);
+		if (c->nrecs == c->rec_cap || c->names_len + len + 1 > c->names_cap) {
+			c->more = 1;
+			return 0;
+		}
+		godu_rec *r = &recs[c->nrecs];
+		memset(r, 0, sizeof *r);
+		r->ino = d->d_ino;
+		r->type = godu_type_of_dtype(d->d_type);
+		if (!(c->flags & GODU_NAMES_ONLY)) {
+			godu_examine(c->fd, nm, r);
+			if (godu_fold(c, r)) {
+				c->dpos += d->d_reclen;
+				continue;
+			}
+		}
+		memcpy(names + c->names_len, nm, len + 1);
+		r->name_off = c->names_len;
+		r->name_len = (uint32_t)len;
+		c->names_len += (uint32_t)len + 1;
+		c->nrecs++;
+		c->dpos += d->d_reclen;
+	}
+}
+
+int godu_stat(godu_ctl *c, int dirfd, godu_rec *recs, const char *names)
+{
+	uint32_t n = c->nrecs, kept = 0;
+	c->sum_blocks = 0;
+	c->sum_size = 0;
+	c->sum_count = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		godu_rec r = recs[i];
+		godu_examine(dirfd, names + r.name_off, &r);
+		if (godu_fold(c, &r))
+			continue;
+		recs[kept++] = r;
+	}
+	c->nrecs = kept;
+	return 0;
+}

@@ -1,0 +1,260 @@
+// Package bulk reads one directory at a time, as few kernel crossings as the
+// operating system allows: on Linux getdents64 plus one statx per entry
+// relative to the directory's fd, on macOS the getattrlistbulk(2) loop, which
+// returns the names and attributes of a whole directory per call.
+//
+// The package owns the kernel loop and nothing else: it knows neither paths
+// nor trees. A Reader is one worker's set of reusable buffers; a Dir is the
+// state of one directory being read. Each Reader.Read is one call into the
+// core (a single cgo call in the default build) that fills the Reader's
+// buffers with fixed-size Records and a names arena, so reading a directory
+// allocates nothing per entry. When the buffers fill, the Batch says More and
+// Read is called again on the same Dir; a directory is whole only once a
+// Batch comes back without More.
+//
+// In fold mode (du's summary output), plain files (not directories, one link,
+// on the directory's device, examined without error) are not returned one by
+// one: the core adds them to Batch.Folded. Only subdirectories, hard-linked
+// files, entries on another device and entries in error reach the caller.
+//
+// Build variants: with cgo (the default) the loop runs in C (csrc/); with the
+// build tag purego, or without cgo, the same syscalls are made from Go
+// through golang.org/x/sys/unix. Both return the same Records.
+package bulk
+
+import "syscall"
+
+// Type is the kind of a directory entry.
+type Type uint8
+
+// Entry types; the values are shared with csrc/bulk.h.
+const (
+	Unknown Type = 0
+	Regular Type = 1
+	Directory Type = 2
+	Symlink Type = 3
+	Other Type = 4 // fifo, socket, device
+)
+
+// Record flags, shared with csrc/bulk.h.
+const (
+	FlagDataless = 0x1 // macOS: the file's contents are evicted (SF_DATALESS)
+	FlagFirmlink = 0x2 // macOS: the directory is a firmlink
+)
+
+// Record is one directory entry as the core reports it. Its layout is the C
+// struct godu_rec (56 bytes); do not reorder.
+type Record struct {
+	Ino     uint64
+	Dev     uint64
+	Blocks  int64 // allocated size in 512-byte units, as st_blocks
+	Size    int64 // st_size
+	Nlink   uint32
+	NameOff uint32 // offset of the name in the batch's names arena
+	NameLen uint32
+	Errno   int32 // errno when the entry could not be examined, else 0
+	Type    Type
+	Flags   uint8
+	_       [6]byte
+}
+
+// Err is the error met examining the entry, or nil.
+func (r *Record) Err() error {
+	if r.Errno == 0 {
+		return nil
+	}
+	return syscall.Errno(r.Errno)
+}
+
+// Mode selects what a read returns.
+type Mode uint32
+
+// Modes, shared with csrc/bulk.h.
+const (
+	// Fold adds plain files to Batch.Folded instead of returning them.
+	Fold Mode = 0x1
+	// NamesOnly lists names and d_type without examining entries; the
+	// records are examined later by Reader.Stat (Linux only, see CanSplit).
+	NamesOnly Mode = 0x2
+	// DirStat reports the opened directory's own device (Dir.Dev), for
+	// systems whose entry records show a mount point's covered directory.
+	DirStat Mode = 0x4
+)
+
+// ctl mirrors the C struct godu_ctl: the state of one directory being read.
+type ctl struct {
+	fd        int32
+	flags     uint32
+	dpos      uint32
+	dlen      uint32
+	recCap    uint32
+	namesCap  uint32
+	dbufCap   uint32
+	nrecs     uint32
+	namesLen  uint32
+	err       int32
+	eof       uint32
+	more      uint32
+	foldDev   uint64
+	sumBlocks int64
+	sumSize   int64
+	sumCount  uint64
+	dirDev    uint64
+	dirBlocks int64
+}
+
+// Sum is what a read folded: the plain files it did not return one by one.
+type Sum struct {
+	Blocks int64  // st_blocks, 512-byte units
+	Size   int64  // st_size of regular files and symlinks
+	Count  uint64 // number of files
+}
+
+// Dir is one directory being read. The zero Dir is not usable: call Open.
+type Dir struct {
+	c      ctl
+	parent int
+	name   string
+}
+
+// Open prepares d to read the directory name relative to the directory fd
+// parent (AT_FDCWD for the working directory). The kernel open happens in
+// the first Read, inside the same call that reads the first entries. With
+// Fold, files on device foldDev are folded.
+func (d *Dir) Open(parent int, name string, mode Mode, foldDev uint64) {
+	d.c = ctl{fd: -1, flags: uint32(mode), foldDev: foldDev}
+	d.parent = parent
+	d.name = name
+}
+
+// OpenFd prepares d to read the directory already open as fd; d owns fd
+// from now on and Close closes it.
+func (d *Dir) OpenFd(fd int, mode Mode, foldDev uint64) {
+	d.c = ctl{fd: int32(fd), flags: uint32(mode), foldDev: foldDev}
+	d.parent = -1
+	d.name = ""
+}
+
+// SetMode changes what the next Reads of d return.
+func (d *Dir) SetMode(mode Mode) { d.c.flags = uint32(mode) }
+
+// Fd is the directory's open file descriptor, or -1 before the first Read
+// and after a failed open. Open children relative to it.
+func (d *Dir) Fd() int { return int(d.c.fd) }
+
+// Dev is the opened directory's st_dev, known only with DirStat.
+func (d *Dir) Dev() uint64 { return d.c.dirDev }
+
+// Close closes the directory's fd, if open.
+func (d *Dir) Close() error {
+	if d.c.fd < 0 {
+		return nil
+	}
+	err := syscall.Close(int(d.c.fd))
+	d.c.fd = -1
+	return err
+}
+
+// Batch is what one Read returned. Its Records and names alias the Reader's
+// buffers and stay valid until the Reader's next call.
+type Batch struct {
+	Records []Record
+	Folded  Sum
+	More    bool // the directory is not finished: Read the same Dir again
+	names   []byte
+}
+
+// Name is rec's name. It aliases the Reader's arena.
+func (b *Batch) Name(rec *Record) []byte {
+	return b.names[rec.NameOff : rec.NameOff+rec.NameLen : rec.NameOff+rec.NameLen]
+}
+
+// Buffer sizes of a Reader.
+const (
+	// RecordsPerBatch bounds how many records one call returns.
+	RecordsPerBatch = 1024
+	namesSize       = 64 << 10
+)
+
+// Reader is one worker's reusable buffers. A Reader is not safe for
+// concurrent use; Dirs are independent of Readers, so any Reader may read
+// the next batch of any Dir.
+type Reader struct {
+	recs  []Record
+	names []byte
+	dbuf  []byte
+	path  []byte // NUL-terminated name scratch
+}
+
+// NewReader returns a Reader with buffers sized for the running system.
+func NewReader() *Reader {
+	return &Reader{
+		recs:  make([]Record, RecordsPerBatch),
+		names: make([]byte, namesSize),
+		dbuf:  make([]byte, kernelBufSize),
+		path:  make([]byte, 0, 256),
+	}
+}
+
+// cname returns name as a NUL-terminated byte string in r's scratch.
+func (r *Reader) cname(name string) *byte {
+	r.path = append(append(r.path[:0], name...), 0)
+	return &r.path[0]
+}
+
+func (r *Reader) batch(d *Dir) (Batch, error) {
+	b := Batch{
+		Records: r.recs[:d.c.nrecs],
+		Folded:  Sum{Blocks: d.c.sumBlocks, Size: d.c.sumSize, Count: d.c.sumCount},
+		More:    d.c.more != 0,
+		names:   r.names[:d.c.namesLen],
+	}
+	if d.c.err != 0 {
+		return b, syscall.Errno(d.c.err)
+	}
+	return b, nil
+}
+
+// Read reads d's next batch. An error is the directory's own (it could not
+// be opened or read); records returned before it stay valid. Errors of
+// single entries are in Record.Errno.
+func (r *Reader) Read(d *Dir) (Batch, error) {
+	d.c.recCap = uint32(len(r.recs))
+	d.c.namesCap = uint32(len(r.names))
+	d.c.dbufCap = uint32(len(r.dbuf))
+	var name *byte
+	if d.c.fd < 0 {
+		name = r.cname(d.name)
+	}
+	coreRead(&d.c, d.parent, name, r)
+	return r.batch(d)
+}
+
+// Stat examines, in place, the records b that the last NamesOnly Read into
+// r listed from the directory open as dirfd, folding as Read does (files on
+// foldDev). Several Readers may Stat batches of the same directory at once:
+// this is how a huge directory is spread over workers.
+func (r *Reader) Stat(dirfd int, foldDev uint64, b Batch, mode Mode) Batch {
+	c := ctl{flags: uint32(mode &^ NamesOnly), foldDev: foldDev, nrecs: uint32(len(b.Records))}
+	coreStat(&c, dirfd, r)
+	return Batch{
+		Records: r.recs[:c.nrecs],
+		Folded:  Sum{Blocks: c.sumBlocks, Size: c.sumSize, Count: c.sumCount},
+		names:   b.names,
+	}
+}
+
+// Lstat examines the single path name relative to dirfd, following a final
+// symlink when follow is set. It is how operands are examined, so that they
+// carry the same device numbering as the entries Read returns.
+func Lstat(dirfd int, name string, follow bool) (Record, error) {
+	var rec Record
+	p, err := syscall.BytePtrFromString(name)
+	if err != nil {
+		return rec, err
+	}
+	if e := coreStatOne(dirfd, p, follow, &rec); e != 0 {
+		return rec, e
+	}
+	return rec, nil
+}

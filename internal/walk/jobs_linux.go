@@ -1,0 +1,6 @@
+package walk
+
+const (
+	jobsPerCPU     = 3
+	maxDefaultJobs = 32
+)

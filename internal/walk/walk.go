@@ -1,0 +1,492 @@
+// Package walk sums disk usage over file trees in parallel, with GNU du's
+// rules: every entry's allocated blocks count toward each directory above
+// it, a hard-linked file counts once, and one error never stops the rest.
+//
+// A Walker reads each directory with internal/bulk (one call into the
+// kernel loop per directory) and recurses with goroutines bounded by an
+// errgroup: a worker that finds a subdirectory hands it to a new goroutine
+// when a slot is free (TryGo) and walks it itself otherwise, so the limit
+// bounds threads and open descriptors and a full pool can never deadlock.
+// A directory too large for one batch is listed by its worker while other
+// workers examine its entries. Totals flow bottom-up: a directory is
+// complete when its own entries and all its subdirectories are.
+//
+// Directories are opened relative to their parent's descriptor, never by a
+// path from the root, so depth is unlimited; a parent's descriptor stays
+// open only until its last subdirectory has been opened.
+//
+// The result of a walk is a tree of Nodes holding the entries the caller
+// asked to see (directories down to Options.MaxDepth, files too with
+// Options.ListFiles), children sorted by name. Errors go to
+// Options.OnError as *Error values.
+package walk
+
+import (
+	"context"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
+	"golang.org/x/sys/unix"
+
+	"github.com/godu-sh/godu/internal/bulk"
+	"github.com/godu-sh/godu/internal/inodeset"
+)
+
+// Options configures a Walker.
+type Options struct {
+	// Jobs bounds the goroutines (and so OS threads and open directories)
+	// working at once. <= 0 means DefaultJobs().
+	Jobs int
+	// CountLinks counts every link to a file (du -l).
+	CountLinks bool
+	// OneFileSystem skips entries whose device differs from their
+	// operand's (du -x); operands themselves are never skipped.
+	OneFileSystem bool
+	// HashAll remembers every (device, inode), directories included, so
+	// that an operand repeated or nested in another counts once (GNU du
+	// does this whenever it has several operands).
+	HashAll bool
+	// ListFiles reports files as well as directories (du -a).
+	ListFiles bool
+	// MaxDepth is the deepest level reported (the operand is level 0);
+	// negative means no limit. Deeper entries still count in totals.
+	MaxDepth int
+	// FollowOperands follows an operand that is a symlink (du -H, -D).
+	FollowOperands bool
+	// OnError receives every error met, as an *Error. Calls are
+	// serialised. Nil discards errors (Walker.Errors still counts them).
+	OnError func(*Error)
+	// OnNode, if set, is called once for each reported Node as soon as its
+	// subtree is complete (children before parents, in no set order
+	// among siblings). Calls are serialised.
+	OnNode func(path string, n *Node)
+}
+
+// DefaultJobs is the worker count used when Options.Jobs is not set: three
+// workers per CPU on Linux, where statx calls block briefly and a worker
+// waiting in the kernel leaves its CPU to another (see README, Benchmarks).
+func DefaultJobs() int {
+	n := runtime.NumCPU() * jobsPerCPU
+	if n < 2 {
+		n = 2
+	}
+	if n > maxDefaultJobs {
+		n = maxDefaultJobs
+	}
+	return n
+}
+
+// Totals is the usage of an entry or a subtree.
+type Totals struct {
+	Blocks int64 // allocated size, in 512-byte units
+	Bytes  int64 // apparent size: st_size of regular files and symlinks
+	Inodes int64 // number of entries, the directory itself included
+}
+
+func (t *Totals) add(u Totals) {
+	t.Blocks += u.Blocks
+	t.Bytes += u.Bytes
+	t.Inodes += u.Inodes
+}
+
+// Node is one reported entry: an operand, a directory down to MaxDepth, or
+// (with ListFiles) a file.
+type Node struct {
+	// Name is the operand as given for a root, the entry's name otherwise.
+	Name  string
+	IsDir bool
+	// Totals covers the whole subtree.
+	Totals
+	// Children are the reported entries directly below, sorted by name.
+	Children []*Node
+}
+
+// Join joins a directory path and a name as du prints them: "a" and "b"
+// give "a/b", "a/" and "b" give "a/b".
+func Join(dir, name string) string {
+	if len(dir) > 0 && dir[len(dir)-1] == '/' {
+		return dir + name
+	}
+	return dir + "/" + name
+}
+
+// Walk visits each reported node of the tree below n after its children,
+// in name order, with its path as du prints it. The root's path is its Name.
+func (n *Node) Walk(fn func(path string, n *Node)) {
+	n.walk(n.Name, fn)
+}
+
+func (n *Node) walk(path string, fn func(string, *Node)) {
+	for _, c := range n.Children {
+		c.walk(Join(path, c.Name), fn)
+	}
+	fn(path, n)
+}
+
+// Error is one failure met during a walk. Op is "read directory" (the
+// directory's own size still counts) or "access" (the entry is not
+// counted), as in du's messages.
+type Error struct {
+	Op   string
+	Path string
+	Err  error
+}
+
+func (e *Error) Error() string { return "cannot " + e.Op + " " + e.Path + ": " + e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+// Walker walks trees. Its hard-link memory spans all its Walk calls, so
+// operands walked by one Walker share it as du's operands do.
+type Walker struct {
+	opts    Options
+	set     *inodeset.Set
+	readers sync.Pool
+	errMu   sync.Mutex
+	nodeMu  sync.Mutex
+	nerrs   atomic.Int64
+	// checkAll is set once a non-directory with one link entered the set
+	// (a file operand under HashAll): from then on every file must be
+	// looked up, so no file may be folded.
+	checkAll atomic.Bool
+}
+
+// New returns a Walker.
+func New(opts Options) *Walker {
+	if opts.Jobs <= 0 {
+		opts.Jobs = DefaultJobs()
+	}
+	shards := 4 * opts.Jobs
+	if shards < inodeset.DefaultShards {
+		shards = inodeset.DefaultShards
+	}
+	w := &Walker{opts: opts, set: inodeset.New(shards)}
+	w.readers.New = func() any { return bulk.NewReader() }
+	return w
+}
+
+// Errors is the number of errors met so far.
+func (w *Walker) Errors() int64 { return w.nerrs.Load() }
+
+func (w *Walker) fail(op, path string, err error) {
+	w.nerrs.Add(1)
+	if w.opts.OnError == nil {
+		return
+	}
+	w.errMu.Lock()
+	defer w.errMu.Unlock()
+	w.opts.OnError(&Error{Op: op, Path: path, Err: err})
+}
+
+// seen reports whether the entry was counted before and must be skipped,
+// recording it otherwise (du's hard-link rule).
+func (w *Walker) seen(r *bulk.Record) bool {
+	if w.opts.CountLinks {
+		return false
+	}
+	isDir := r.Type == bulk.Directory
+	if !w.opts.HashAll && (isDir || r.Nlink <= 1) {
+		return false
+	}
+	if w.opts.HashAll && !isDir && r.Nlink <= 1 && !w.checkAll.Load() {
+		// A file with one link sits in one directory, reached at most
+		// once unless it was itself an operand (which sets checkAll).
+		return false
+	}
+	return !w.set.Add(inodeset.Key{Dev: r.Dev, Ino: r.Ino})
+}
+
+// entryTotals is what one record contributes by itself.
+func entryTotals(r *bulk.Record) Totals {
+	t := Totals{Blocks: r.Blocks, Inodes: 1}
+	if r.Type == bulk.Regular || r.Type == bulk.Symlink {
+		t.Bytes = r.Size
+	}
+	return t
+}
+
+// dir is a directory being walked.
+type dir struct {
+	parent *dir
+	name   string
+	depth  int
+	dev    uint64 // st_dev from the directory's own record
+	d      bulk.Dir
+	node   *Node // nil when not reported
+
+	blocks, bytes, inodes atomic.Int64 // subtree totals so far
+	pending               atomic.Int32 // own reading + unfinished subdirectories
+	fdRefs                atomic.Int32 // subdirectories not yet opened
+
+	mu      sync.Mutex
+	subdirs []*dir
+}
+
+func (d *dir) path() string {
+	if d.parent == nil {
+		return d.name
+	}
+	return Join(d.parent.path(), d.name)
+}
+
+func (d *dir) addTotals(t Totals) {
+	d.blocks.Add(t.Blocks)
+	d.bytes.Add(t.Bytes)
+	d.inodes.Add(t.Inodes)
+}
+
+func (d *dir) totals() Totals {
+	return Totals{Blocks: d.blocks.Load(), Bytes: d.bytes.Load(), Inodes: d.inodes.Load()}
+}
+
+// releaseFd drops one subdirectory's claim on d's descriptor.
+func (d *dir) releaseFd() {
+	if d != nil && d.fdRefs.Add(-1) == 0 {
+		d.d.Close()
+	}
+}
+
+// run is the state of one Walk call.
+type run struct {
+	w       *Walker
+	ctx     context.Context
+	g       *errgroup.Group
+	rootDev uint64
+	mode    bulk.Mode
+}
+
+// Walk walks the tree at path and returns its root Node, or nil when the
+// operand could not be examined or had been counted already (HashAll).
+// Errors of entries go to OnError; the returned error is only ctx's.
+func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
+	rec, err := bulk.Lstat(unix.AT_FDCWD, path, w.opts.FollowOperands)
+	if err != nil {
+		w.fail("access", path, err)
+		return nil, ctx.Err()
+	}
+	if w.opts.HashAll && !w.opts.CountLinks {
+		if !w.set.Add(inodeset.Key{Dev: rec.Dev, Ino: rec.Ino}) {
+			return nil, ctx.Err()
+		}
+		if rec.Type != bulk.Directory && rec.Nlink <= 1 {
+			w.checkAll.Store(true)
+		}
+	} else if w.seen(&rec) {
+		return nil, ctx.Err()
+	}
+	if rec.Type != bulk.Directory {
+		n := &Node{Name: path, Totals: entryTotals(&rec)}
+		w.emit(path, n)
+		return n, ctx.Err()
+	}
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(w.opts.Jobs)
+	r := &run{w: w, ctx: gctx, g: g, rootDev: rec.Dev}
+	if !w.opts.ListFiles && !w.checkAll.Load() {
+		r.mode = bulk.Fold
+	}
+	root := &dir{name: path, dev: rec.Dev, node: &Node{Name: path, IsDir: true}}
+	root.addTotals(entryTotals(&rec))
+	root.pending.Store(1)
+	root.fdRefs.Store(1)
+
+	flags := unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC | unix.O_NOCTTY | unix.O_NONBLOCK
+	if !w.opts.FollowOperands {
+		flags |= unix.O_NOFOLLOW
+	}
+	fd, err := unix.Open(path, flags, 0)
+	if err != nil {
+		w.fail("read directory", path, err)
+		root.node.Totals = root.totals()
+		w.emit(path, root.node)
+		return root.node, ctx.Err()
+	}
+	g.Go(func() error {
+		rd := w.readers.Get().(*bulk.Reader)
+		r.visit(rd, root, fd)
+		w.readers.Put(rd)
+		return nil
+	})
+	g.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return root.node, nil
+}
+
+func (w *Walker) emit(path string, n *Node) {
+	if w.opts.OnNode == nil {
+		return
+	}
+	w.nodeMu.Lock()
+	defer w.nodeMu.Unlock()
+	w.opts.OnNode(path, n)
+}
+
+func (r *run) reported(depth int) bool {
+	return r.w.opts.MaxDepth < 0 || depth <= r.w.opts.MaxDepth
+}
+
+// visit reads directory d (opening it relative to its parent, or using fd
+// for a root), then walks its subdirectories.
+func (r *run) visit(rd *bulk.Reader, d *dir, fd int) {
+	if r.ctx.Err() != nil {
+		d.parent.releaseFd()
+		return
+	}
+	if d.parent == nil {
+		d.d.OpenFd(fd, r.mode, d.dev)
+	} else {
+		d.d.Open(d.parent.d.Fd(), d.name, r.mode, d.dev)
+	}
+	b, err := rd.Read(&d.d)
+	d.parent.releaseFd()
+	r.take(d, &b)
+	if err == nil && b.More {
+		err = r.readRest(rd, d)
+	}
+	if err != nil {
+		r.w.fail("read directory", d.path(), err)
+	}
+
+	subdirs := d.subdirs
+	d.subdirs = nil
+	d.pending.Add(int32(len(subdirs)))
+	d.fdRefs.Store(int32(len(subdirs)) + 1)
+	d.releaseFd() // our own claim: closes now if there are no subdirectories
+	for _, c := range subdirs {
+		c := c
+		if !r.g.TryGo(func() error {
+			crd := r.w.readers.Get().(*bulk.Reader)
+			r.visit(crd, c, -1)
+			r.w.readers.Put(crd)
+			return nil
+		}) {
+			r.visit(rd, c, -1)
+		}
+	}
+	r.finish(d)
+}
+
+// readRest reads the rest of a directory that did not fit in one batch.
+// Where the system can list names apart from examining them, the listing
+// stays here and each batch of names is examined by another worker when
+// one is free, so a huge directory does not serialise on one core.
+func (r *run) readRest(rd *bulk.Reader, d *dir) error {
+	if !bulk.CanSplit {
+		for {
+			b, err := rd.Read(&d.d)
+			r.take(d, &b)
+			if err != nil || !b.More {
+				return err
+			}
+		}
+	}
+	d.d.SetMode(r.mode | bulk.NamesOnly)
+	fd := d.d.Fd()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		lr := r.w.readers.Get().(*bulk.Reader)
+		names, err := lr.Read(&d.d)
+		more := names.More
+		examine := func() {
+			b := lr.Stat(fd, d.dev, names, r.mode)
+			r.take(d, &b)
+			r.w.readers.Put(lr)
+		}
+		wg.Add(1)
+		if !r.g.TryGo(func() error { examine(); wg.Done(); return nil }) {
+			examine()
+			wg.Done()
+		}
+		if err != nil || !more {
+			return err
+		}
+	}
+}
+
+// take adds one batch of d's entries: folded sums and files to d's totals,
+// subdirectories to d's list. Several workers may take batches of one d.
+func (r *run) take(d *dir, b *bulk.Batch) {
+	own := Totals{Blocks: b.Folded.Blocks, Bytes: b.Folded.Size, Inodes: int64(b.Folded.Count)}
+	opts := &r.w.opts
+	childDepth := d.depth + 1
+	var subdirs []*dir
+	var files []*Node
+	for i := range b.Records {
+		rec := &b.Records[i]
+		if rec.Errno != 0 {
+			r.w.fail("access", Join(d.path(), string(b.Name(rec))), rec.Err())
+			continue
+		}
+		if opts.OneFileSystem && rec.Dev != r.rootDev {
+			continue
+		}
+		if r.w.seen(rec) {
+			continue
+		}
+		t := entryTotals(rec)
+		if rec.Type == bulk.Directory {
+			c := &dir{parent: d, name: string(b.Name(rec)), depth: childDepth, dev: rec.Dev}
+			c.addTotals(t)
+			c.pending.Store(1)
+			if r.reported(childDepth) {
+				c.node = &Node{Name: c.name, IsDir: true}
+			}
+			subdirs = append(subdirs, c)
+			continue
+		}
+		own.add(t)
+		if opts.ListFiles && d.node != nil && r.reported(childDepth) {
+			files = append(files, &Node{Name: string(b.Name(rec)), Totals: t})
+		}
+	}
+	d.addTotals(own)
+	if len(subdirs) == 0 && len(files) == 0 {
+		return
+	}
+	d.mu.Lock()
+	d.subdirs = append(d.subdirs, subdirs...)
+	if len(files) > 0 {
+		d.node.Children = append(d.node.Children, files...)
+	}
+	d.mu.Unlock()
+	for _, f := range files {
+		if r.w.opts.OnNode != nil {
+			r.w.emit(Join(d.path(), f.Name), f)
+		}
+	}
+}
+
+// finish drops one claim on d's completion; the last one completes d and
+// passes its totals to its parent.
+func (r *run) finish(d *dir) {
+	for d != nil && d.pending.Add(-1) == 0 {
+		t := d.totals()
+		if d.node != nil {
+			d.node.Totals = t
+			sort.Slice(d.node.Children, func(i, j int) bool {
+				return d.node.Children[i].Name < d.node.Children[j].Name
+			})
+			if r.w.opts.OnNode != nil {
+				r.w.emit(d.path(), d.node)
+			}
+		}
+		p := d.parent
+		if p == nil {
+			return
+		}
+		p.addTotals(t)
+		if d.node != nil && p.node != nil {
+			p.mu.Lock()
+			p.node.Children = append(p.node.Children, d.node)
+			p.mu.Unlock()
+		}
+		d = p
+	}
+}
+
