@@ -130,7 +130,7 @@ kernel allows and walking subdirectories in parallel.`,
 	unit("block-size", "B", "scale sizes by SIZE before printing them", true, func(o *du.Options, arg string) error {
 		bs, err := du.ParseBlockSize(arg)
 		if err != nil {
-			return &blockSizeError{arg: arg, err: err}
+			return &blockSizeError{arg: arg, err: err, long: lastBlockSizeLong}
 		}
 		o.Block = bs
 		return nil
@@ -175,8 +175,9 @@ kernel allows and walking subdirectories in parallel.`,
 
 // blockSizeError is a bad --block-size argument.
 type blockSizeError struct {
-	arg string
-	err error
+	arg  string
+	err  error
+	long bool // given as --block-size, not -B
 }
 
 func (e *blockSizeError) Error() string { return e.err.Error() }
@@ -185,11 +186,7 @@ func (e *blockSizeError) Error() string { return e.err.Error() }
 func flagError(err error) error {
 	var bse *blockSizeError
 	if errors.As(err, &bse) {
-		opt := "-B"
-		if strings.Contains(err.Error(), `"--block-size"`) || strings.Contains(err.Error(), "--block-size") && !strings.Contains(err.Error(), "-B,") {
-			opt = "--block-size"
-		}
-		return &fatalError{blockSizeMessage(bse, opt)}
+		return &fatalError{blockSizeMessage(bse)}
 	}
 	msg := err.Error()
 	switch {
@@ -213,7 +210,11 @@ func flagError(err error) error {
 	return &usageError{msg}
 }
 
-func blockSizeMessage(e *blockSizeError, opt string) string {
+func blockSizeMessage(e *blockSizeError) string {
+	opt := "-B"
+	if e.long {
+		opt = "--block-size"
+	}
 	switch e.err {
 	case du.ErrInvalidSuffix:
 		return fmt.Sprintf("invalid suffix in %s argument '%s'", opt, e.arg)
@@ -228,8 +229,22 @@ type fatalError struct{ msg string }
 
 func (e *fatalError) Error() string { return e.msg }
 
+// lastBlockSizeLong says whether the last block-size option on the command
+// line was spelled long; pflag does not tell, and du's message does.
+var lastBlockSizeLong bool
+
 func run(args []string, stdout, stderr io.Writer) int {
 	status := 0
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if strings.HasPrefix(a, "--bl") {
+			lastBlockSizeLong = true
+		} else if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'B') {
+			lastBlockSizeLong = false
+		}
+	}
 	cmd := newCommand(stdout, stderr, &status)
 	args, err := expandLongOptions(cmd.Flags(), args)
 	if err == nil {

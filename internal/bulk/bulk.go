@@ -29,11 +29,11 @@ type Type uint8
 
 // Entry types; the values are shared with csrc/bulk.h.
 const (
-	Unknown Type = 0
-	Regular Type = 1
+	Unknown   Type = 0
+	Regular   Type = 1
 	Directory Type = 2
-	Symlink Type = 3
-	Other Type = 4 // fifo, socket, device
+	Symlink   Type = 3
+	Other     Type = 4 // fifo, socket, device
 )
 
 // Record flags, shared with csrc/bulk.h.
@@ -177,8 +177,9 @@ const (
 )
 
 // Reader is one worker's reusable buffers. A Reader is not safe for
-// concurrent use; Dirs are independent of Readers, so any Reader may read
-// the next batch of any Dir.
+// concurrent use. The kernel's buffer is the Reader's, and a Dir may have
+// unread entries left in it between two Reads, so every Read of one Dir
+// must go through the same Reader until the Dir is finished.
 type Reader struct {
 	recs  []Record
 	names []byte
@@ -228,6 +229,14 @@ func (r *Reader) Read(d *Dir) (Batch, error) {
 	}
 	coreRead(&d.c, d.parent, name, r)
 	return r.batch(d)
+}
+
+// Adopt copies batch b, read by another Reader, into r's buffers and
+// returns the copy, so that r may Stat it while the other Reader reads on.
+func (r *Reader) Adopt(b Batch) Batch {
+	n := copy(r.recs, b.Records)
+	copy(r.names, b.names)
+	return Batch{Records: r.recs[:n], Folded: b.Folded, More: b.More, names: r.names[:len(b.names)]}
 }
 
 // Stat examines, in place, the records b that the last NamesOnly Read into

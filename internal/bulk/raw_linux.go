@@ -1,6 +1,8 @@
-//go:build !cgo || purego
-
 package bulk
+
+// The Linux reader in Go, through golang.org/x/sys/unix. It is the core of
+// the purego build and, in the cgo build, the comparison the tests and
+// benchmarks hold the C core to.
 
 import (
 	"sync/atomic"
@@ -9,9 +11,6 @@ import (
 
 	"golang.org/x/sys/unix"
 )
-
-// Variant names the build: "cgo" or "purego".
-const Variant = "purego"
 
 // haveStatx is cleared for good on the first ENOSYS from statx.
 var haveStatx atomic.Bool
@@ -109,11 +108,11 @@ func examine(dirfd int, name *byte, r *Record) {
 	}
 }
 
-func coreStatOne(dirfd int, name *byte, follow bool, rec *Record) syscall.Errno {
+func goStatOne(dirfd int, name *byte, follow bool, rec *Record) syscall.Errno {
 	return statOne(dirfd, name, follow, rec)
 }
 
-func coreRead(c *ctl, parent int, name *byte, r *Reader) {
+func goRead(c *ctl, parent int, name *byte, r *Reader) {
 	c.nrecs, c.namesLen, c.more, c.err = 0, 0, 0, 0
 	c.sumBlocks, c.sumSize, c.sumCount = 0, 0, 0
 	if c.fd < 0 {
@@ -182,7 +181,7 @@ func coreRead(c *ctl, parent int, name *byte, r *Reader) {
 	}
 }
 
-func coreStat(c *ctl, dirfd int, r *Reader) {
+func goStat(c *ctl, dirfd int, r *Reader) {
 	kept := uint32(0)
 	for i := uint32(0); i < c.nrecs; i++ {
 		rec := r.recs[i]

@@ -84,6 +84,7 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 			status = 1
 			continue
 		}
+		op = trimSlashes(op)
 		root, err := w.Walk(ctx, op)
 		if err != nil {
 			out.Flush()
@@ -156,4 +157,16 @@ func ErrorText(err error) string {
 		return strings.ToUpper(s[:1]) + s[1:]
 	}
 	return s
+}
+
+// trimSlashes leaves one of several trailing slashes, as du's traversal
+// does ("a//" is printed "a/"); a lone "//" stays.
+func trimSlashes(s string) string {
+	n := len(s)
+	if n > 2 && s[n-1] == '/' {
+		for n > 1 && s[n-2] == '/' {
+			n--
+		}
+	}
+	return s[:n]
 }

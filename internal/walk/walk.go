@@ -334,6 +334,9 @@ func (r *run) reported(depth int) bool {
 // for a root), then walks its subdirectories.
 func (r *run) visit(rd *bulk.Reader, d *dir, fd int) {
 	if r.ctx.Err() != nil {
+		if d.parent == nil {
+			unix.Close(fd)
+		}
 		d.parent.releaseFd()
 		return
 	}
@@ -390,9 +393,10 @@ func (r *run) readRest(rd *bulk.Reader, d *dir) error {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
-		lr := r.w.readers.Get().(*bulk.Reader)
-		names, err := lr.Read(&d.d)
+		names, err := rd.Read(&d.d)
 		more := names.More
+		lr := r.w.readers.Get().(*bulk.Reader)
+		names = lr.Adopt(names)
 		examine := func() {
 			b := lr.Stat(fd, d.dev, names, r.mode)
 			r.take(d, &b)
@@ -489,4 +493,3 @@ func (r *run) finish(d *dir) {
 		d = p
 	}
 }
-

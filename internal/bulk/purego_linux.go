@@ -1,0 +1,14 @@
+//go:build !cgo || purego
+
+package bulk
+
+import "syscall"
+
+// Variant names the build: "cgo" or "purego".
+const Variant = "purego"
+
+func coreRead(c *ctl, parent int, name *byte, r *Reader) { goRead(c, parent, name, r) }
+func coreStat(c *ctl, dirfd int, r *Reader)              { goStat(c, dirfd, r) }
+func coreStatOne(dirfd int, name *byte, follow bool, rec *Record) syscall.Errno {
+	return goStatOne(dirfd, name, follow, rec)
+}
