@@ -49,3 +49,17 @@ gobench:
 
 clean:
 	rm -rf bin dist
+
+BENCH_DIR ?= $(HOME)/.cache/godu-bench
+BENCH_TREES ?= deep,wide,hardlinks,real
+
+bin/floor: csrc/floor/floor.c
+	@mkdir -p bin
+	$(CC) -O2 -Wall -Wextra -pthread -o $@ $<
+
+# Benchmarks: every tree, every tool, one hyperfine run each (needs
+# hyperfine and /usr/bin/time; peers are measured when installed).
+bench: build build-purego bin/floor
+	@command -v hyperfine >/dev/null || { echo "make bench needs hyperfine (apt-get install hyperfine)"; exit 1; }
+	@test -x /usr/bin/time || { echo "make bench needs /usr/bin/time (apt-get install time)"; exit 1; }
+	$(GO) run ./cmd/godubench -dir $(BENCH_DIR) -godu bin/godu -purego bin/godu-purego -floor bin/floor -trees $(BENCH_TREES)

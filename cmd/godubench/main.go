@@ -1,0 +1,264 @@
+// Command godubench builds godu's benchmark trees and measures godu, GNU du,
+// the peers found on PATH and the floor walker on each, printing one
+// markdown table per tree. It is what `make bench` runs.
+//
+//	godubench -dir CACHE -godu bin/godu -purego bin/godu-purego -floor bin/floor [-trees deep,wide,...]
+//
+// Trees (built once under CACHE and reused):
+//
+//	deep       binary tree 12 levels deep: 4,095 directories, 100 files of 70 bytes in each
+//	wide       one directory of 200,000 files of 100 bytes
+//	hardlinks  1,000 files with 10 links each, spread over 100 directories
+//	real       a copy of /usr/share and /usr/include
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+)
+
+func main() {
+	dir := flag.String("dir", filepath.Join(os.TempDir(), "godu-bench"), "where the trees live")
+	godu := flag.String("godu", "bin/godu", "godu (cgo build)")
+	purego := flag.String("purego", "bin/godu-purego", "godu (purego build)")
+	floor := flag.String("floor", "bin/floor", "the floor walker")
+	trees := flag.String("trees", "deep,wide,hardlinks,real", "trees to measure")
+	runs := flag.Int("runs", 10, "hyperfine runs per command")
+	jobs := flag.Int("jobs", 0, "godu's worker count, also the floor's (0: godu's default)")
+	flag.Parse()
+	if err := os.MkdirAll(*dir, 0o755); err != nil {
+		fatal(err)
+	}
+	j := *jobs
+	if j == 0 {
+		j = defaultJobs(*godu)
+	}
+	fmt.Printf("Machine: %s, %d CPUs, %s; godu workers: %d\n\n", runtime.GOOS+"/"+runtime.GOARCH, runtime.NumCPU(), cpuModel(), j)
+	for _, name := range strings.Split(*trees, ",") {
+		root := filepath.Join(*dir, name)
+		if err := build(name, root); err != nil {
+			fatal(err)
+		}
+		measure(name, root, tools(root, *godu, *purego, *floor, j), *runs)
+	}
+}
+
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "godubench:", err)
+	os.Exit(1)
+}
+
+// defaultJobs asks godu which worker count it picks by default.
+func defaultJobs(godu string) int {
+	out, _ := exec.Command(godu, "--help").Output()
+	m := regexp.MustCompile(`default: (\d+)`).FindSubmatch(out)
+	if m != nil {
+		n, _ := strconv.Atoi(string(m[1]))
+		return n
+	}
+	return 3 * runtime.NumCPU()
+}
+
+func cpuModel() string {
+	b, _ := os.ReadFile("/proc/cpuinfo")
+	if m := regexp.MustCompile(`model name\s*:\s*(.*)`).FindSubmatch(b); m != nil {
+		return string(m[1])
+	}
+	return "unknown CPU"
+}
+
+// build makes tree name at root unless a finished one is there.
+func build(name, root string) error {
+	done := root + ".done"
+	if _, err := os.Stat(done); err == nil {
+		return nil
+	}
+	os.RemoveAll(root)
+	fmt.Fprintf(os.Stderr, "building %s at %s ...\n", name, root)
+	var err error
+	switch name {
+	case "deep":
+		err = deep(root, 12, bytes.Repeat([]byte{'x'}, 70))
+	case "wide":
+		err = files(root, 200000, bytes.Repeat([]byte{'x'}, 100))
+	case "hardlinks":
+		err = hardlinks(root)
+	case "real":
+		if err = os.MkdirAll(root, 0o755); err == nil {
+			err = exec.Command("cp", "-a", "/usr/share", "/usr/include", root).Run()
+		}
+	default:
+		err = fmt.Errorf("unknown tree %q", name)
+	}
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(done, nil, 0o644)
+}
+
+func files(dir string, n int, content []byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for i := 0; i < n; i++ {
+		if err := os.WriteFile(filepath.Join(dir, "f"+strconv.Itoa(i)), content, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func deep(dir string, levels int, content []byte) error {
+	if err := files(dir, 100, content); err != nil {
+		return err
+	}
+	if levels == 1 {
+		return nil
+	}
+	for _, c := range []string{"a", "b"} {
+		if err := deep(filepath.Join(dir, c), levels-1, content); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func hardlinks(root string) error {
+	for d := 0; d < 100; d++ {
+		if err := os.MkdirAll(filepath.Join(root, "d"+strconv.Itoa(d)), 0o755); err != nil {
+			return err
+		}
+	}
+	content := bytes.Repeat([]byte{'x'}, 5000)
+	for f := 0; f < 1000; f++ {
+		first := filepath.Join(root, "d"+strconv.Itoa(f%100), "f"+strconv.Itoa(f))
+		if err := os.WriteFile(first, content, 0o644); err != nil {
+			return err
+		}
+		for l := 1; l < 10; l++ {
+			p := filepath.Join(root, "d"+strconv.Itoa((f+l*7)%100), "f"+strconv.Itoa(f)+"-"+strconv.Itoa(l))
+			if err := os.Link(first, p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+type tool struct {
+	name string
+	argv []string
+}
+
+// tools are the commands measured on root: godu, du, the floor, and each
+// peer that is installed (the missing ones are named).
+func tools(root, godu, purego, floor string, jobs int) []tool {
+	j := strconv.Itoa(jobs)
+	ts := []tool{
+		{"floor (C, statx)", []string{floor, "-j", j, root}},
+		{"godu -sh (cgo)", []string{godu, "-sh", root}},
+		{"godu -sh (purego)", []string{purego, "-sh", root}},
+		{"GNU du -sh", []string{"du", "-sh", root}},
+	}
+	peers := []tool{
+		{"diskus", []string{"diskus", root}},
+		{"dust -d 0", []string{"dust", "-d", "0", "-c", "-b", root}},
+		{"dua aggregate", []string{"dua", "aggregate", root, root}},
+		{"pdu -H", []string{"pdu", "-H", "--max-depth=1", root}},
+		{"gdu -snp", []string{"gdu", "-snp", root}},
+		{"ncdu -o /dev/null", []string{"ncdu", "-0", "-o", "/dev/null", root}},
+	}
+	var missing []string
+	for _, p := range peers {
+		if path, err := exec.LookPath(p.argv[0]); err == nil {
+			p.argv[0] = path
+			ts = append(ts, p)
+		} else if home, _ := os.UserHomeDir(); fileExists(filepath.Join(home, ".cargo/bin", p.argv[0])) {
+			p.argv[0] = filepath.Join(home, ".cargo/bin", p.argv[0])
+			ts = append(ts, p)
+		} else {
+			missing = append(missing, p.argv[0])
+		}
+	}
+	if len(missing) > 0 {
+		fmt.Printf("Not installed, not measured: %s\n\n", strings.Join(missing, ", "))
+	}
+	return ts
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+func quoteArgv(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
+}
+
+// measure runs one hyperfine over every tool on root, then each tool once
+// under /usr/bin/time -v for its peak RSS, and prints the table.
+func measure(name, root string, ts []tool, runs int) {
+	out := filepath.Join(os.TempDir(), "godubench-"+name+".json")
+	args := []string{"-N", "--warmup", "3", "--runs", strconv.Itoa(runs), "--export-json", out, "--style", "none"}
+	for _, t := range ts {
+		args = append(args, "-n", t.name, quoteArgv(t.argv))
+	}
+	cmd := exec.Command("hyperfine", args...)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		fatal(fmt.Errorf("hyperfine on %s: %v", name, err))
+	}
+	var res struct {
+		Results []struct {
+			Command string  `json:"command"`
+			Median  float64 `json:"median"`
+			Stddev  float64 `json:"stddev"`
+		} `json:"results"`
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		fatal(err)
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		fatal(err)
+	}
+	floor := res.Results[0].Median
+	fmt.Printf("### %s\n\n| tool | median | ± σ | × floor | peak RSS | output |\n|---|---:|---:|---:|---:|---|\n", name)
+	for i, r := range res.Results {
+		rss, first := rssAndOutput(ts[i].argv)
+		fmt.Printf("| %s | %.1f ms | %.1f | %.2f | %.1f MiB | `%s` |\n", r.Command, r.Median*1000, r.Stddev*1000, r.Median/floor, rss, first)
+	}
+	fmt.Println()
+}
+
+func rssAndOutput(argv []string) (float64, string) {
+	cmd := exec.Command("/usr/bin/time", append([]string{"-v"}, argv...)...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	cmd.Run()
+	var kb float64
+	sc := bufio.NewScanner(&e)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "Maximum resident set size (kbytes): "); ok {
+			kb, _ = strconv.ParseFloat(v, 64)
+		}
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(o.String()), "\n")
+	line = strings.ReplaceAll(line, "\t", " ")
+	line = regexp.MustCompile(`\x1b\[[0-9;]*m`).ReplaceAllString(line, "")
+	if len(line) > 40 {
+		line = line[:40] + "…"
+	}
+	return kb / 1024, line
+}
