@@ -6,7 +6,7 @@ CC      ?= cc
 CFLAGS_CHECK := -std=c11 -O2 -Wall -Wextra -Werror -Wshadow -Wconversion -Wno-sign-conversion
 PREFIX  ?= /usr/local
 
-.PHONY: all build build-purego install test vet fmt-check cwarn race unit bench gobench cross dist fuzz asan clean
+.PHONY: all build build-purego install test vet fmt-check cwarn race unit bench gobench zig cross dist fuzz asan clean
 
 all: build
 
@@ -36,6 +36,7 @@ vet:
 # The C core must compile without a warning.
 cwarn:
 	$(CC) $(CFLAGS_CHECK) -fsyntax-only csrc/bulk_linux.c
+	$(CC) $(CFLAGS_CHECK) -fsyntax-only csrc/attrparse.c
 
 race:
 	$(GO) test -race -count=1 ./...
@@ -59,7 +60,60 @@ bin/floor: csrc/floor/floor.c
 
 # Benchmarks: every tree, every tool, one hyperfine run each (needs
 # hyperfine and /usr/bin/time; peers are measured when installed).
-bench: build build-purego bin/floor
-	@command -v hyperfine >/dev/null || { echo "make bench needs hyperfine (apt-get install hyperfine)"; exit 1; }
+bench: build build-purego $(if $(filter Linux,$(shell uname -s)),bin/floor)
+	@command -v hyperfine >/dev/null || { echo "make bench needs hyperfine (apt-get install hyperfine; brew install hyperfine)"; exit 1; }
 	@test -x /usr/bin/time || { echo "make bench needs /usr/bin/time (apt-get install time)"; exit 1; }
 	$(GO) run ./cmd/godubench -dir $(BENCH_DIR) -godu bin/godu -purego bin/godu-purego -floor bin/floor -trees $(BENCH_TREES)
+
+# --- darwin, proven from Linux -------------------------------------------
+# zig (from PyPI) ships the macOS SDK headers and libSystem. It lacks
+# libresolv and CoreFoundation, which Go's darwin runtime links by default
+# without using a symbol of them in godu: .ci/darwin-sdk holds minimal .tbd
+# stubs for the two. A linked Mach-O proves every symbol godu uses resolves
+# against the SDK. (-w: no DWARF, else Go runs the host's strip on Mach-O.)
+ZIG      ?= python3 -m ziglang
+DARWIN_SDK_STUBS := $(CURDIR)/.ci/darwin-sdk
+DARWIN_ENV = CGO_ENABLED=1 GOOS=darwin CGO_LDFLAGS="-L$(DARWIN_SDK_STUBS) -F$(DARWIN_SDK_STUBS)"
+
+zig:
+	@$(ZIG) version >/dev/null 2>&1 || python3 -m pip install --quiet ziglang
+
+cross: zig
+	@mkdir -p bin
+	for t in arm64:aarch64 amd64:x86_64; do \
+		goarch=$${t%%:*}; zarch=$${t##*:}; \
+		$(ZIG) cc -target $$zarch-macos $(CFLAGS_CHECK) -c csrc/bulk_darwin.c -o /dev/null || exit 1; \
+		$(DARWIN_ENV) GOARCH=$$goarch CC="$(ZIG) cc -target $$zarch-macos" \
+			$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/godu-darwin-$$goarch ./cmd/godu || exit 1; \
+		CGO_ENABLED=0 GOOS=darwin GOARCH=$$goarch \
+			$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/godu-darwin-$$goarch-purego ./cmd/godu || exit 1; \
+		$(DARWIN_ENV) GOARCH=$$goarch CC="$(ZIG) cc -target $$zarch-macos" $(GO) vet ./... || exit 1; \
+		CGO_ENABLED=0 GOOS=darwin GOARCH=$$goarch $(GO) vet ./... || exit 1; \
+	done
+	file bin/godu-darwin-*
+
+# Release tarballs with a checksum file.
+DIST_TARGETS := darwin-arm64:aarch64-macos darwin-amd64:x86_64-macos linux-amd64:x86_64-linux-gnu linux-arm64:aarch64-linux-gnu
+dist: zig
+	@rm -rf dist && mkdir -p dist
+	for t in $(DIST_TARGETS); do \
+		plat=$${t%%:*}; ztarget=$${t##*:}; os=$${plat%%-*}; arch=$${plat##*-}; \
+		d=dist/godu-$(VERSION)-$$plat; mkdir -p $$d; \
+		CGO_ENABLED=1 GOOS=$$os GOARCH=$$arch CC="$(ZIG) cc -target $$ztarget" \
+			CGO_LDFLAGS="-L$(DARWIN_SDK_STUBS) -F$(DARWIN_SDK_STUBS)" \
+			$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $$d/godu ./cmd/godu || exit 1; \
+		cp README.md $$d/; \
+		tar -C dist -czf dist/godu-$(VERSION)-$$plat.tar.gz godu-$(VERSION)-$$plat || exit 1; \
+		rm -rf $$d; \
+	done
+	cd dist && sha256sum *.tar.gz > SHA256SUMS && cat SHA256SUMS
+
+# The getattrlistbulk parsers under AddressSanitizer: the parser tests, then
+# FUZZTIME of fuzzing both parsers (C and Go) against each other.
+FUZZTIME ?= 60s
+asan:
+	$(GO) test -asan -count=1 -run 'Worked|Corpus|Rejects|Random|Fuzz' ./internal/bulk
+	$(GO) test -asan -run '^$$' -fuzz FuzzAttrParse -fuzztime $(FUZZTIME) ./internal/bulk
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzAttrParse -fuzztime $(FUZZTIME) ./internal/bulk

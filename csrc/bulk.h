@@ -72,6 +72,9 @@ typedef struct godu_ctl {
 	uint64_t sum_count; /* out: number of folded files */
 	uint64_t dir_dev;   /* out (GODU_DIR_STAT): st_dev of the opened directory */
 	int64_t dir_blocks; /* out (GODU_DIR_STAT): st_blocks of the opened directory */
+	uint64_t aux;       /* private: darwin's fallback DIR stream, else 0 */
+	uint32_t dcount;    /* private: darwin: records left in the kernel buffer */
+	uint32_t pad;
 } godu_ctl;
 
 /*
@@ -85,6 +88,9 @@ typedef struct godu_ctl {
  */
 int godu_read(godu_ctl *ctl, int parentfd, const char *name, godu_rec *recs,
 	      char *names, char *dbuf);
+
+/* godu_close closes the directory and releases what the core holds for it. */
+int godu_close(godu_ctl *ctl);
 
 /*
  * godu_stat examines ctl->nrecs records whose names were listed by a

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "bulk.h"
+#include "bulk_common.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -89,19 +90,6 @@ int godu_stat_one(int dirfd, const char *name, int follow, godu_rec *r)
 	return 0;
 }
 
-/* Adds r to the sums and returns 1 when it may be folded. */
-static int godu_fold(godu_ctl *c, const godu_rec *r)
-{
-	if (!(c->flags & GODU_FOLD) || r->err != 0 || r->type == GODU_T_DIR ||
-	    r->type == GODU_T_UNKNOWN || r->nlink > 1 || r->dev != c->fold_dev)
-		return 0;
-	c->sum_blocks += r->blocks;
-	if (r->type == GODU_T_REG || r->type == GODU_T_LNK)
-		c->sum_size += r->size;
-	c->sum_count++;
-	return 1;
-}
-
 /* Examines one listed entry: stat it, or keep its d_type on failure. */
 static void godu_examine(int dirfd, const char *name, godu_rec *r)
 {
@@ -120,13 +108,7 @@ static void godu_examine(int dirfd, const char *name, godu_rec *r)
 int godu_read(godu_ctl *c, int parentfd, const char *name, godu_rec *recs,
 	      char *names, char *dbuf)
 {
-	c->nrecs = 0;
-	c->names_len = 0;
-	c->more = 0;
-	c->err = 0;
-	c->sum_blocks = 0;
-	c->sum_size = 0;
-	c->sum_count = 0;
+	godu_reset(c);
 	if (c->fd < 0) {
 		int fd = openat(parentfd, name,
 				O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC |
@@ -192,9 +174,7 @@ int godu_read(godu_ctl *c, int parentfd, const char *name, godu_rec *recs,
 int godu_stat(godu_ctl *c, int dirfd, godu_rec *recs, const char *names)
 {
 	uint32_t n = c->nrecs, kept = 0;
-	c->sum_blocks = 0;
-	c->sum_size = 0;
-	c->sum_count = 0;
+	godu_reset(c);
 	for (uint32_t i = 0; i < n; i++) {
 		godu_rec r = recs[i];
 		godu_examine(dirfd, names + r.name_off, &r);
@@ -204,4 +184,13 @@ int godu_stat(godu_ctl *c, int dirfd, godu_rec *recs, const char *names)
 	}
 	c->nrecs = kept;
 	return 0;
+}
+
+int godu_close(godu_ctl *c)
+{
+	int r = 0;
+	if (c->fd >= 0)
+		r = close(c->fd);
+	c->fd = -1;
+	return r;
 }

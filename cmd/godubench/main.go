@@ -164,12 +164,15 @@ type tool struct {
 // peer that is installed (the missing ones are named).
 func tools(root, godu, purego, floor string, jobs int) []tool {
 	j := strconv.Itoa(jobs)
-	ts := []tool{
-		{"floor (C, statx)", []string{floor, "-j", j, root}},
+	var ts []tool
+	if runtime.GOOS == "linux" {
+		ts = append(ts, tool{"floor (C, statx)", []string{floor, "-j", j, root}})
+	}
+	ts = append(ts, []tool{
 		{"godu -sh (cgo)", []string{godu, "-sh", root}},
 		{"godu -sh (purego)", []string{purego, "-sh", root}},
-		{"GNU du -sh", []string{"du", "-sh", root}},
-	}
+		{"du -sh", []string{"du", "-sh", root}},
+	}...)
 	peers := []tool{
 		{"diskus", []string{"diskus", root}},
 		{"dust -d 0", []string{"dust", "-d", "0", "-c", "-b", root}},
@@ -233,8 +236,9 @@ func measure(name, root string, ts []tool, runs int) {
 	if err := json.Unmarshal(b, &res); err != nil {
 		fatal(err)
 	}
+	// Ratios are to the first tool: the floor on Linux, godu elsewhere.
 	floor := res.Results[0].Median
-	fmt.Printf("### %s\n\n| tool | median | ± σ | × floor | peak RSS | output |\n|---|---:|---:|---:|---:|---|\n", name)
+	fmt.Printf("### %s\n\n| tool | median | ± σ | × %s | peak RSS | output |\n|---|---:|---:|---:|---:|---|\n", name, ts[0].name)
 	for i, r := range res.Results {
 		rss, first := rssAndOutput(ts[i].argv)
 		fmt.Printf("| %s | %.1f ms | %.1f | %.2f | %.1f MiB | `%s` |\n", r.Command, r.Median*1000, r.Stddev*1000, r.Median/floor, rss, first)
@@ -242,16 +246,28 @@ func measure(name, root string, ts []tool, runs int) {
 	fmt.Println()
 }
 
+// rssAndOutput runs argv once under /usr/bin/time for its peak RSS in MiB
+// (GNU time -v reports KiB; BSD time -l, on macOS, bytes) and returns the
+// first line it printed.
 func rssAndOutput(argv []string) (float64, string) {
-	cmd := exec.Command("/usr/bin/time", append([]string{"-v"}, argv...)...)
+	flag, prefix, unit := "-v", "Maximum resident set size (kbytes): ", 1024.0
+	if runtime.GOOS == "darwin" {
+		flag, prefix, unit = "-l", "", 1024*1024
+	}
+	cmd := exec.Command("/usr/bin/time", append([]string{flag}, argv...)...)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	cmd.Run()
-	var kb float64
+	var rss float64
 	sc := bufio.NewScanner(&e)
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "Maximum resident set size (kbytes): "); ok {
-			kb, _ = strconv.ParseFloat(v, 64)
+		l := strings.TrimSpace(sc.Text())
+		if runtime.GOOS == "darwin" {
+			if v, ok := strings.CutSuffix(l, "maximum resident set size"); ok {
+				rss, _ = strconv.ParseFloat(strings.TrimSpace(v), 64)
+			}
+		} else if v, ok := strings.CutPrefix(l, prefix); ok {
+			rss, _ = strconv.ParseFloat(v, 64)
 		}
 	}
 	line, _, _ := strings.Cut(strings.TrimSpace(o.String()), "\n")
@@ -260,5 +276,5 @@ func rssAndOutput(argv []string) (float64, string) {
 	if len(line) > 40 {
 		line = line[:40] + "…"
 	}
-	return kb / 1024, line
+	return rss / unit, line
 }

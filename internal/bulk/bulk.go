@@ -101,6 +101,9 @@ type ctl struct {
 	sumCount  uint64
 	dirDev    uint64
 	dirBlocks int64
+	aux       uint64
+	dcount    uint32
+	_         uint32
 }
 
 // Sum is what a read folded: the plain files it did not return one by one.
@@ -145,14 +148,13 @@ func (d *Dir) Fd() int { return int(d.c.fd) }
 // Dev is the opened directory's st_dev, known only with DirStat.
 func (d *Dir) Dev() uint64 { return d.c.dirDev }
 
-// Close closes the directory's fd, if open.
+// Close closes the directory's fd, if open, and releases what the core
+// holds for it.
 func (d *Dir) Close() error {
-	if d.c.fd < 0 {
+	if d.c.fd < 0 && d.c.aux == 0 {
 		return nil
 	}
-	err := syscall.Close(int(d.c.fd))
-	d.c.fd = -1
-	return err
+	return coreClose(&d.c)
 }
 
 // Batch is what one Read returned. Its Records and names alias the Reader's

@@ -23,6 +23,8 @@ const (
 	_ = uintptr(C.sizeof_godu_rec - unsafe.Sizeof(Record{}))
 	_ = uintptr(unsafe.Sizeof(ctl{}) - C.sizeof_godu_ctl)
 	_ = uintptr(C.sizeof_godu_ctl - unsafe.Sizeof(ctl{}))
+	_ = uintptr(unsafe.Offsetof(ctl{}.dcount) - unsafe.Offsetof(C.godu_ctl{}.dcount))
+	_ = uintptr(unsafe.Offsetof(C.godu_ctl{}.dcount) - unsafe.Offsetof(ctl{}.dcount))
 	_ = uintptr(unsafe.Offsetof(Record{}.Errno) - unsafe.Offsetof(C.godu_rec{}.err))
 	_ = uintptr(unsafe.Offsetof(C.godu_rec{}.err) - unsafe.Offsetof(Record{}.Errno))
 	_ = uintptr(unsafe.Offsetof(Record{}.Type) - unsafe.Offsetof(C.godu_rec{}._type))
@@ -41,6 +43,13 @@ func coreRead(c *ctl, parent int, name *byte, r *Reader) {
 		(*C.godu_rec)(unsafe.Pointer(&r.recs[0])),
 		(*C.char)(unsafe.Pointer(&r.names[0])),
 		(*C.char)(unsafe.Pointer(&r.dbuf[0])))
+}
+
+func coreClose(c *ctl) error {
+	if C.godu_close((*C.godu_ctl)(unsafe.Pointer(c))) != 0 {
+		return syscall.EIO
+	}
+	return nil
 }
 
 func coreStat(c *ctl, dirfd int, r *Reader) {

@@ -20,20 +20,6 @@ func init() { haveStatx.Store(true) }
 const statxMask = unix.STATX_TYPE | unix.STATX_MODE | unix.STATX_INO |
 	unix.STATX_NLINK | unix.STATX_BLOCKS | unix.STATX_SIZE
 
-func typeOfMode(mode uint32) Type {
-	switch mode & unix.S_IFMT {
-	case unix.S_IFREG:
-		return Regular
-	case unix.S_IFDIR:
-		return Directory
-	case unix.S_IFLNK:
-		return Symlink
-	case 0:
-		return Unknown
-	}
-	return Other
-}
-
 func typeOfDtype(t uint8) Type {
 	switch t {
 	case unix.DT_REG:
@@ -86,19 +72,6 @@ func statOne(dirfd int, name *byte, follow bool, r *Record) syscall.Errno {
 	r.Type = typeOfMode(st.Mode)
 	r.Errno = 0
 	return 0
-}
-
-func fold(c *ctl, r *Record) bool {
-	if c.flags&uint32(Fold) == 0 || r.Errno != 0 || r.Type == Directory ||
-		r.Type == Unknown || r.Nlink > 1 || r.Dev != c.foldDev {
-		return false
-	}
-	c.sumBlocks += r.Blocks
-	if r.Type == Regular || r.Type == Symlink {
-		c.sumSize += r.Size
-	}
-	c.sumCount++
-	return true
 }
 
 func examine(dirfd int, name *byte, r *Record) {
@@ -193,4 +166,10 @@ func goStat(c *ctl, dirfd int, r *Reader) {
 		kept++
 	}
 	c.nrecs = kept
+}
+
+func goClose(c *ctl) error {
+	err := syscall.Close(int(c.fd))
+	c.fd = -1
+	return err
 }

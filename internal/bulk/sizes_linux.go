@@ -7,3 +7,8 @@ const kernelBufSize = 32 << 10
 // CanSplit reports whether a directory's names can be listed first and
 // examined later by several Readers at once (Reader.Stat).
 const CanSplit = true
+
+// MountPointsShowCovered reports whether a mount point's directory record
+// describes the covered directory rather than the mounted volume's root,
+// so that only opening it (Mode DirStat) tells its device.
+const MountPointsShowCovered = false

@@ -201,7 +201,7 @@ func ApparentFix(t testing.TB, dir string, operands []string) map[string]int64 {
 		if err := unix.Lstat(filepath.Join(dir, p), &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
 			return 0
 		}
-		k := [2]uint64{st.Dev, st.Ino}
+		k := [2]uint64{uint64(st.Dev), st.Ino}
 		if hashAll && seen[k] {
 			return -1
 		}

@@ -1,0 +1,40 @@
+/*
+ * bulk_common.h: what the Linux and darwin cores share beyond the ABI in
+ * bulk.h. Internal to csrc/.
+ */
+#ifndef GODU_BULK_COMMON_H
+#define GODU_BULK_COMMON_H
+
+#include "bulk.h"
+
+/*
+ * godu_fold adds r to the sums and returns 1 when r may be folded: a file
+ * that is not a directory, has one link, was examined without error and
+ * sits on the directory's device.
+ */
+static inline int godu_fold(godu_ctl *c, const godu_rec *r)
+{
+	if (!(c->flags & GODU_FOLD) || r->err != 0 || r->type == GODU_T_DIR ||
+	    r->type == GODU_T_UNKNOWN || r->nlink > 1 || r->dev != c->fold_dev ||
+	    (r->flags & GODU_RF_FIRMLINK))
+		return 0;
+	c->sum_blocks += r->blocks;
+	if (r->type == GODU_T_REG || r->type == GODU_T_LNK)
+		c->sum_size += r->size;
+	c->sum_count++;
+	return 1;
+}
+
+/* godu_reset clears a call's outputs. */
+static inline void godu_reset(godu_ctl *c)
+{
+	c->nrecs = 0;
+	c->names_len = 0;
+	c->more = 0;
+	c->err = 0;
+	c->sum_blocks = 0;
+	c->sum_size = 0;
+	c->sum_count = 0;
+}
+
+#endif

@@ -1,0 +1,228 @@
+//go:build !cgo || purego
+
+package bulk
+
+import (
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Variant names the build: "cgo" or "purego".
+const Variant = "purego"
+
+// The darwin reader in Go: getattrlistbulk(2) through x/sys's Syscall6
+// (never RawSyscall6: a slow directory read must not hold a P), records
+// parsed by parseAttr. It mirrors csrc/bulk_darwin.c.
+
+const fallbackFlag = 0x100 // the volume needs the per-entry reader
+
+type attrlist struct {
+	bitmapcount uint16
+	reserved    uint16
+	commonattr  uint32
+	volattr     uint32
+	dirattr     uint32
+	fileattr    uint32
+	forkattr    uint32
+}
+
+func init() {
+	// setiopolicy_np(IOPOL_TYPE_VFS_MATERIALIZE_DATALESS_FILES,
+	// IOPOL_SCOPE_PROCESS, IOPOL_MATERIALIZE_DATALESS_FILES_OFF) is
+	// iopolicysys(IOPOL_CMD_SET, {scope, type, policy}).
+	param := [3]int32{0, 3, 1}
+	unix.Syscall(unix.SYS_IOPOLICYSYS, 1, uintptr(unsafe.Pointer(&param)), 0)
+}
+
+func fromStat(st *unix.Stat_t, r *Record) {
+	*r = Record{Ino: st.Ino, Dev: uint64(uint32(st.Dev)), Blocks: st.Blocks, Size: st.Size,
+		Nlink: uint32(st.Nlink), Type: typeOfMode(uint32(st.Mode))}
+	if st.Flags&sfDataless != 0 {
+		r.Flags |= FlagDataless
+	}
+	if r.Type == Directory && st.Flags&sfFirmlink != 0 {
+		r.Flags |= FlagFirmlink
+	}
+}
+
+func cstring(p *byte) string {
+	n := 0
+	for *(*byte)(unsafe.Add(unsafe.Pointer(p), n)) != 0 {
+		n++
+	}
+	return string(unsafe.Slice(p, n))
+}
+
+func coreStatOne(dirfd int, name *byte, follow bool, rec *Record) syscall.Errno {
+	var st unix.Stat_t
+	fl := 0
+	if !follow {
+		fl = unix.AT_SYMLINK_NOFOLLOW
+	}
+	if err := unix.Fstatat(dirfd, cstring(name), &st, fl); err != nil {
+		return err.(syscall.Errno)
+	}
+	fromStat(&st, rec)
+	return 0
+}
+
+func reset(c *ctl) {
+	c.nrecs, c.namesLen, c.more, c.err = 0, 0, 0, 0
+	c.sumBlocks, c.sumSize, c.sumCount = 0, 0, 0
+}
+
+func put(c *ctl, r *Reader, rec *Record, name []byte) bool {
+	if c.nrecs == c.recCap || c.namesLen+uint32(len(name))+1 > c.namesCap {
+		return false
+	}
+	out := &r.recs[c.nrecs]
+	*out = *rec
+	copy(r.names[c.namesLen:], name)
+	r.names[c.namesLen+uint32(len(name))] = 0
+	out.NameOff, out.NameLen = c.namesLen, uint32(len(name))
+	c.namesLen += uint32(len(name)) + 1
+	c.nrecs++
+	return true
+}
+
+func coreRead(c *ctl, parent int, name *byte, r *Reader) {
+	reset(c)
+	if c.fd < 0 {
+		fd, err := unix.Openat(parent, cstring(name), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			c.err = int32(err.(syscall.Errno))
+			return
+		}
+		c.fd = int32(fd)
+		c.dpos, c.dlen, c.dcount, c.eof = 0, 0, 0, 0
+		if c.flags&uint32(DirStat) != 0 {
+			var st unix.Stat_t
+			if unix.Fstat(fd, &st) == nil {
+				c.dirDev, c.dirBlocks = uint64(uint32(st.Dev)), st.Blocks
+			}
+		}
+	}
+	if c.flags&fallbackFlag != 0 {
+		readFallback(c, r)
+		return
+	}
+	for {
+		if c.dcount == 0 {
+			if c.eof != 0 {
+				return
+			}
+			al := attrlist{bitmapcount: 5, commonattr: goduReq.common, dirattr: goduReq.dir, fileattr: goduReq.file}
+			n, _, e := unix.Syscall6(unix.SYS_GETATTRLISTBULK, uintptr(c.fd), uintptr(unsafe.Pointer(&al)),
+				uintptr(unsafe.Pointer(&r.dbuf[0])), uintptr(c.dbufCap), uintptr(goduReq.options), 0)
+			if e != 0 {
+				if e == unix.EINTR {
+					continue
+				}
+				if (e == unix.ENOTSUP || e == unix.EINVAL) && c.dlen == 0 {
+					c.flags |= fallbackFlag
+					readFallback(c, r)
+					return
+				}
+				c.err, c.eof = int32(e), 1
+				return
+			}
+			if n == 0 {
+				c.eof = 1
+				return
+			}
+			c.dpos, c.dlen, c.dcount = 0, c.dbufCap, uint32(n)
+		}
+		rec, nm, n, ok := parseAttr(r.dbuf[c.dpos:c.dlen], &goduReq, c.foldDev)
+		if !ok {
+			c.err, c.eof, c.dcount = int32(unix.EBADMSG), 1, 0
+			return
+		}
+		if !fold(c, &rec) && !put(c, r, &rec, nm) {
+			c.more = 1
+			return
+		}
+		c.dpos += uint32(n)
+		c.dcount--
+	}
+}
+
+// readFallback lists the directory with getdirentries and examines each
+// entry with fstatat, for volumes where getattrlistbulk is not supported.
+func readFallback(c *ctl, r *Reader) {
+	for {
+		if c.dpos >= c.dlen {
+			if c.eof != 0 {
+				return
+			}
+			n, err := unix.ReadDirent(int(c.fd), r.dbuf[:c.dbufCap])
+			if err != nil {
+				c.err, c.eof = int32(err.(syscall.Errno)), 1
+				return
+			}
+			if n == 0 {
+				c.eof = 1
+				return
+			}
+			c.dpos, c.dlen = 0, uint32(n)
+		}
+		// struct dirent (64-bit inodes): u64 ino, u64 seekoff, u16 reclen,
+		// u16 namlen, u8 type, name.
+		d := r.dbuf[c.dpos:c.dlen]
+		if len(d) < 21 {
+			c.dpos = c.dlen
+			continue
+		}
+		reclen := uint32(*(*uint16)(unsafe.Pointer(&d[16])))
+		namlen := int(*(*uint16)(unsafe.Pointer(&d[18])))
+		if reclen == 0 || int(reclen) > len(d) || 21+namlen > int(reclen) {
+			c.err, c.eof = int32(unix.EBADMSG), 1
+			return
+		}
+		nm := d[21 : 21+namlen]
+		if (namlen == 1 && nm[0] == '.') || (namlen == 2 && nm[0] == '.' && nm[1] == '.') {
+			c.dpos += reclen
+			continue
+		}
+		if c.nrecs == c.recCap || c.namesLen+uint32(namlen)+1 > c.namesCap {
+			c.more = 1
+			return
+		}
+		var rec Record
+		var st unix.Stat_t
+		if err := unix.Fstatat(int(c.fd), string(nm), &st, unix.AT_SYMLINK_NOFOLLOW); err == nil {
+			fromStat(&st, &rec)
+		} else {
+			rec.Errno = int32(err.(syscall.Errno))
+		}
+		if !fold(c, &rec) {
+			put(c, r, &rec, nm)
+		}
+		c.dpos += reclen
+	}
+}
+
+func coreStat(c *ctl, dirfd int, r *Reader) {
+	n := c.nrecs
+	reset(c)
+	kept := uint32(0)
+	for i := uint32(0); i < n; i++ {
+		rec := r.recs[i]
+		if e := coreStatOne(dirfd, &r.names[rec.NameOff], false, &rec); e != 0 {
+			rec.Errno = int32(e)
+		}
+		if fold(c, &rec) {
+			continue
+		}
+		r.recs[kept] = rec
+		kept++
+	}
+	c.nrecs = kept
+}
+
+func coreClose(c *ctl) error {
+	err := unix.Close(int(c.fd))
+	c.fd = -1
+	return err
+}
