@@ -33,8 +33,13 @@ enum {
 #define GODU_FOLD 0x1       /* fold plain files into the sums */
 #define GODU_NAMES_ONLY 0x2 /* list names and types, stat nothing */
 #define GODU_DIR_STAT 0x4   /* darwin: fstat the opened directory (dir_dev) */
+#define GODU_FOLLOW 0x8     /* follow symlinks: examine and open their targets */
+#define GODU_ATIME 0x10     /* report st_atime in tsec/tnsec */
+#define GODU_MTIME 0x20     /* report st_mtime */
+#define GODU_CTIME 0x40     /* report st_ctime */
+#define GODU_TIMES (GODU_ATIME | GODU_MTIME | GODU_CTIME)
 
-/* One directory entry. 56 bytes, no implicit padding. */
+/* One directory entry. 72 bytes, no implicit padding. */
 typedef struct godu_rec {
 	uint64_t ino;
 	uint64_t dev;
@@ -47,6 +52,8 @@ typedef struct godu_rec {
 	uint8_t type;      /* GODU_T_* */
 	uint8_t flags;     /* GODU_RF_* */
 	uint8_t pad[6];
+	int64_t tsec;      /* with GODU_*TIME: the time asked for */
+	int64_t tnsec;
 } godu_rec;
 
 /*
@@ -72,6 +79,8 @@ typedef struct godu_ctl {
 	uint64_t sum_count; /* out: number of folded files */
 	uint64_t dir_dev;   /* out (GODU_DIR_STAT): st_dev of the opened directory */
 	int64_t dir_blocks; /* out (GODU_DIR_STAT): st_blocks of the opened directory */
+	int64_t tmax_sec;   /* out: latest time among folded files */
+	int64_t tmax_nsec;
 	uint64_t aux;       /* private: darwin's fallback DIR stream, else 0 */
 	uint32_t dcount;    /* private: darwin: records left in the kernel buffer */
 	uint32_t pad;

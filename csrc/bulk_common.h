@@ -5,6 +5,8 @@
 #ifndef GODU_BULK_COMMON_H
 #define GODU_BULK_COMMON_H
 
+#include <stdint.h>
+
 #include "bulk.h"
 
 /*
@@ -22,6 +24,10 @@ static inline int godu_fold(godu_ctl *c, const godu_rec *r)
 	if (r->type == GODU_T_REG || r->type == GODU_T_LNK)
 		c->sum_size += r->size;
 	c->sum_count++;
+	if (r->tsec > c->tmax_sec || (r->tsec == c->tmax_sec && r->tnsec > c->tmax_nsec)) {
+		c->tmax_sec = r->tsec;
+		c->tmax_nsec = r->tnsec;
+	}
 	return 1;
 }
 
@@ -35,6 +41,8 @@ static inline void godu_reset(godu_ctl *c)
 	c->sum_blocks = 0;
 	c->sum_size = 0;
 	c->sum_count = 0;
+	c->tmax_sec = INT64_MIN;
+	c->tmax_nsec = 0;
 }
 
 #endif

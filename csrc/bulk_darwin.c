@@ -65,8 +65,12 @@ static uint8_t godu_type_of_mode(mode_t m)
 	}
 }
 
-static void godu_from_stat(const struct stat *st, godu_rec *r)
+static void godu_from_stat(const struct stat *st, uint32_t flags, godu_rec *r)
 {
+	const struct timespec *ts = (flags & GODU_ATIME) ? &st->st_atimespec
+				    : (flags & GODU_CTIME) ? &st->st_ctimespec : &st->st_mtimespec;
+	r->tsec = (flags & GODU_TIMES) ? ts->tv_sec : 0;
+	r->tnsec = (flags & GODU_TIMES) ? ts->tv_nsec : 0;
 	r->ino = st->st_ino;
 	r->dev = (uint32_t)st->st_dev;
 	r->blocks = st->st_blocks;
@@ -86,8 +90,26 @@ int godu_stat_one(int dirfd, const char *name, int follow, godu_rec *r)
 	struct stat st;
 	if (fstatat(dirfd, name, &st, follow ? 0 : AT_SYMLINK_NOFOLLOW) != 0)
 		return errno;
-	godu_from_stat(&st, r);
+	godu_from_stat(&st, 0, r);
 	return 0;
+}
+
+/*
+ * godu_refine completes a parsed record where the request asks for more
+ * than getattrlistbulk gave: a symlink's target (GODU_FOLLOW), or times
+ * (GODU_*TIME). One fstatat per entry, only under those options.
+ */
+static void godu_refine(const godu_ctl *c, const char *name, godu_rec *r)
+{
+	int follow = (c->flags & GODU_FOLLOW) && r->type == GODU_T_LNK;
+	if (r->err != 0 || !(follow || (c->flags & GODU_TIMES)))
+		return;
+	struct stat st;
+	if (fstatat(c->fd, name, &st, follow || (c->flags & GODU_FOLLOW) ? 0 : AT_SYMLINK_NOFOLLOW) != 0) {
+		r->err = errno;
+		return;
+	}
+	godu_from_stat(&st, c->flags, r);
 }
 
 /* Stores r and its name, or says the buffers are full. */
@@ -144,8 +166,8 @@ static int godu_read_fallback(godu_ctl *c, godu_rec *recs, char *names)
 		godu_rec r;
 		memset(&r, 0, sizeof r);
 		struct stat st;
-		if (fstatat(c->fd, nm, &st, AT_SYMLINK_NOFOLLOW) == 0)
-			godu_from_stat(&st, &r);
+		if (fstatat(c->fd, nm, &st, (c->flags & GODU_FOLLOW) ? 0 : AT_SYMLINK_NOFOLLOW) == 0)
+			godu_from_stat(&st, c->flags, &r);
 		else
 			r.err = errno;
 		if (!godu_fold(c, &r))
@@ -158,7 +180,9 @@ int godu_read(godu_ctl *c, int parentfd, const char *name, godu_rec *recs, char 
 {
 	godu_reset(c);
 	if (c->fd < 0) {
-		int fd = openat(parentfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int fd = openat(parentfd, name,
+				O_RDONLY | O_DIRECTORY | O_CLOEXEC |
+					((c->flags & GODU_FOLLOW) ? 0 : O_NOFOLLOW));
 		if (fd < 0) {
 			c->err = errno;
 			return -1;
@@ -220,6 +244,8 @@ int godu_read(godu_ctl *c, int parentfd, const char *name, godu_rec *recs, char 
 			c->dcount = 0;
 			return -1;
 		}
+		if (c->flags & (GODU_FOLLOW | GODU_TIMES))
+			godu_refine(c, (const char *)nm, &r); /* the parser checked its NUL */
 		if (!godu_fold(c, &r) && !godu_put(c, &r, (const char *)nm, r.name_len, recs, names)) {
 			c->more = 1;
 			return 0;
@@ -235,7 +261,7 @@ int godu_stat(godu_ctl *c, int dirfd, godu_rec *recs, const char *names)
 	godu_reset(c);
 	for (uint32_t i = 0; i < n; i++) {
 		godu_rec r = recs[i];
-		int e = godu_stat_one(dirfd, names + r.name_off, 0, &r);
+		int e = godu_stat_one(dirfd, names + r.name_off, (c->flags & GODU_FOLLOW) != 0, &r);
 		if (e != 0)
 			r.err = e;
 		if (godu_fold(c, &r))

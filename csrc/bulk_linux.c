@@ -53,16 +53,28 @@ static uint8_t godu_type_of_dtype(unsigned char t)
 	}
 }
 
-int godu_stat_one(int dirfd, const char *name, int follow, godu_rec *r)
+/* godu_examine_at stats name relative to dirfd per flags (GODU_FOLLOW,
+ * GODU_*TIME) into r. Returns 0 or an errno. */
+static int godu_examine_at(int dirfd, const char *name, uint32_t flags, godu_rec *r)
 {
-	int fl = AT_NO_AUTOMOUNT | (follow ? 0 : AT_SYMLINK_NOFOLLOW);
+	int fl = AT_NO_AUTOMOUNT | ((flags & GODU_FOLLOW) ? 0 : AT_SYMLINK_NOFOLLOW);
 #ifdef STATX_BLOCKS
 	if (godu_have_statx) {
 		struct statx sx;
-		if (statx(dirfd, name, fl | AT_STATX_DONT_SYNC,
-			  STATX_TYPE | STATX_MODE | STATX_INO | STATX_NLINK |
-				  STATX_BLOCKS | STATX_SIZE,
-			  &sx) == 0) {
+		unsigned mask = STATX_TYPE | STATX_MODE | STATX_INO | STATX_NLINK |
+				STATX_BLOCKS | STATX_SIZE;
+		if (flags & GODU_ATIME)
+			mask |= STATX_ATIME;
+		if (flags & GODU_MTIME)
+			mask |= STATX_MTIME;
+		if (flags & GODU_CTIME)
+			mask |= STATX_CTIME;
+		if (statx(dirfd, name, fl | AT_STATX_DONT_SYNC, mask, &sx) == 0) {
+			const struct statx_timestamp *ts =
+				(flags & GODU_ATIME) ? &sx.stx_atime
+				: (flags & GODU_CTIME) ? &sx.stx_ctime : &sx.stx_mtime;
+			r->tsec = (flags & GODU_TIMES) ? ts->tv_sec : 0;
+			r->tnsec = (flags & GODU_TIMES) ? ts->tv_nsec : 0;
 			r->ino = sx.stx_ino;
 			r->dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
 			r->blocks = (int64_t)sx.stx_blocks;
@@ -80,6 +92,10 @@ int godu_stat_one(int dirfd, const char *name, int follow, godu_rec *r)
 	struct stat st;
 	if (fstatat(dirfd, name, &st, fl) != 0)
 		return errno;
+	const struct timespec *ts = (flags & GODU_ATIME) ? &st.st_atim
+				    : (flags & GODU_CTIME) ? &st.st_ctim : &st.st_mtim;
+	r->tsec = (flags & GODU_TIMES) ? ts->tv_sec : 0;
+	r->tnsec = (flags & GODU_TIMES) ? ts->tv_nsec : 0;
 	r->ino = st.st_ino;
 	r->dev = st.st_dev;
 	r->blocks = st.st_blocks;
@@ -90,11 +106,16 @@ int godu_stat_one(int dirfd, const char *name, int follow, godu_rec *r)
 	return 0;
 }
 
+int godu_stat_one(int dirfd, const char *name, int follow, godu_rec *r)
+{
+	return godu_examine_at(dirfd, name, follow ? GODU_FOLLOW : 0, r);
+}
+
 /* Examines one listed entry: stat it, or keep its d_type on failure. */
-static void godu_examine(int dirfd, const char *name, godu_rec *r)
+static void godu_examine(int dirfd, const char *name, uint32_t flags, godu_rec *r)
 {
 	uint8_t dtype = r->type;
-	int e = godu_stat_one(dirfd, name, 0, r);
+	int e = godu_examine_at(dirfd, name, flags, r);
 	if (e != 0) {
 		r->err = e;
 		r->type = dtype;
@@ -102,17 +123,20 @@ static void godu_examine(int dirfd, const char *name, godu_rec *r)
 		r->blocks = 0;
 		r->size = 0;
 		r->nlink = 0;
+		r->tsec = 0;
+		r->tnsec = 0;
 	}
 }
 
 int godu_read(godu_ctl *c, int parentfd, const char *name, godu_rec *recs,
 	      char *names, char *dbuf)
 {
+	uint32_t seen = 0;
 	godu_reset(c);
 	if (c->fd < 0) {
 		int fd = openat(parentfd, name,
-				O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC |
-					O_NOCTTY | O_NONBLOCK);
+				O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
+					((c->flags & GODU_FOLLOW) ? 0 : O_NOFOLLOW));
 		if (fd < 0) {
 			c->err = errno;
 			return -1;
@@ -147,16 +171,21 @@ int godu_read(godu_ctl *c, int parentfd, const char *name, godu_rec *recs,
 			continue;
 		}
 		size_t len = strlen(nm);
-		if (c->nrecs == c->rec_cap || c->names_len + len + 1 > c->names_cap) {
+		/* A call examines at most rec_cap entries, folded or not, so that
+		 * a huge directory comes back in batches the caller can spread
+		 * over workers. */
+		if (seen == c->rec_cap || c->nrecs == c->rec_cap ||
+		    c->names_len + len + 1 > c->names_cap) {
 			c->more = 1;
 			return 0;
 		}
+		seen++;
 		godu_rec *r = &recs[c->nrecs];
 		memset(r, 0, sizeof *r);
 		r->ino = d->d_ino;
 		r->type = godu_type_of_dtype(d->d_type);
 		if (!(c->flags & GODU_NAMES_ONLY)) {
-			godu_examine(c->fd, nm, r);
+			godu_examine(c->fd, nm, c->flags, r);
 			if (godu_fold(c, r)) {
 				c->dpos += d->d_reclen;
 				continue;
@@ -177,7 +206,7 @@ int godu_stat(godu_ctl *c, int dirfd, godu_rec *recs, const char *names)
 	godu_reset(c);
 	for (uint32_t i = 0; i < n; i++) {
 		godu_rec r = recs[i];
-		godu_examine(dirfd, names + r.name_off, &r);
+		godu_examine(dirfd, names + r.name_off, c->flags, &r);
 		if (godu_fold(c, &r))
 			continue;
 		recs[kept++] = r;

@@ -13,6 +13,7 @@ import (
 
 	"github.com/godu-sh/godu/internal/bulk"
 	"github.com/godu-sh/godu/internal/du"
+	"github.com/godu-sh/godu/internal/walk"
 )
 
 const prog = "godu"
@@ -167,7 +168,7 @@ kernel allows and walking subdirectories in parallel.`,
 	f.BoolVarP(&summarize, "summarize", "s", false, "display only a total for each argument")
 	f.StringVarP(&threshold, "threshold", "t", "", "exclude entries smaller than SIZE if positive, or entries greater than SIZE if negative")
 	f.BoolVarP(&o.OneFileSystem, "one-file-system", "x", false, "skip directories on different file systems")
-	f.IntVarP(&o.Jobs, "jobs", "j", 0, "walk with at most N workers (default: 3 per CPU)")
+	f.IntVarP(&o.Jobs, "jobs", "j", 0, fmt.Sprintf("walk with at most N workers (default: %d)", walk.DefaultJobs()))
 	f.Lookup("H").Hidden = true
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
 	return cmd

@@ -28,7 +28,9 @@ struct dir {
 
 struct item {
 	struct dir *parent;
-	char *name;
+	char *name;   /* a directory to open relative to parent, or */
+	char *chunk;  /* a getdents64 buffer of parent's entries to statx */
+	long len;
 };
 
 static struct item *stack;
@@ -38,7 +40,7 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static atomic_llong total_blocks;
 
-static void push(struct dir *parent, const char *name)
+static void push_item(struct item it)
 {
 	pthread_mutex_lock(&mu);
 	if (depth == cap) {
@@ -47,11 +49,15 @@ static void push(struct dir *parent, const char *name)
 		if (!stack)
 			abort();
 	}
-	stack[depth].parent = parent;
-	stack[depth].name = strdup(name);
-	depth++;
+	stack[depth++] = it;
 	pthread_cond_signal(&cv);
 	pthread_mutex_unlock(&mu);
+}
+
+static void push(struct dir *parent, const char *name)
+{
+	struct item it = {parent, strdup(name), NULL, 0};
+	push_item(it);
 }
 
 static void unref(struct dir *d)
@@ -62,8 +68,38 @@ static void unref(struct dir *d)
 	}
 }
 
+/* statx every entry of one getdents64 buffer of d; subdirectories are pushed. */
+static long long stat_chunk(struct dir *d, const char *buf, long n)
+{
+	long long blocks = 0;
+	for (long pos = 0; pos < n;) {
+		const struct dirent64 *e = (const struct dirent64 *)(buf + pos);
+		pos += e->d_reclen;
+		const char *nm = e->d_name;
+		if (nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2])))
+			continue;
+		struct statx sx;
+		if (statx(d->fd, nm, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
+			  STATX_TYPE | STATX_MODE | STATX_INO | STATX_NLINK | STATX_BLOCKS | STATX_SIZE,
+			  &sx) != 0)
+			continue;
+		blocks += (long long)sx.stx_blocks;
+		if (S_ISDIR(sx.stx_mode)) {
+			atomic_fetch_add(&d->refs, 1);
+			push(d, nm);
+		}
+	}
+	return blocks;
+}
+
 static void walk(struct item it, char *buf, size_t bufsz)
 {
+	if (it.chunk) {
+		atomic_fetch_add(&total_blocks, stat_chunk(it.parent, it.chunk, it.len));
+		free(it.chunk);
+		unref(it.parent);
+		return;
+	}
 	int fd = openat(it.parent ? it.parent->fd : AT_FDCWD, it.name,
 			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	unref(it.parent);
@@ -74,27 +110,18 @@ static void walk(struct item it, char *buf, size_t bufsz)
 	d->fd = fd;
 	atomic_init(&d->refs, 1);
 	long long blocks = 0;
-	for (;;) {
+	for (int first = 1;; first = 0) {
 		long n = syscall(SYS_getdents64, fd, buf, bufsz);
 		if (n <= 0)
 			break;
-		for (long pos = 0; pos < n;) {
-			struct dirent64 *e = (struct dirent64 *)(buf + pos);
-			pos += e->d_reclen;
-			const char *nm = e->d_name;
-			if (nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2])))
-				continue;
-			struct statx sx;
-			if (statx(fd, nm, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
-				  STATX_TYPE | STATX_MODE | STATX_INO | STATX_NLINK | STATX_BLOCKS | STATX_SIZE,
-				  &sx) != 0)
-				continue;
-			blocks += (long long)sx.stx_blocks;
-			if (S_ISDIR(sx.stx_mode)) {
-				atomic_fetch_add(&d->refs, 1);
-				push(d, nm);
-			}
+		if (first) {
+			blocks += stat_chunk(d, buf, n);
+			continue;
 		}
+		struct item c = {d, NULL, malloc((size_t)n), n};
+		memcpy(c.chunk, buf, (size_t)n);
+		atomic_fetch_add(&d->refs, 1);
+		push_item(c);
 	}
 	atomic_fetch_add(&total_blocks, blocks);
 	unref(d);

@@ -43,7 +43,7 @@ const (
 )
 
 // Record is one directory entry as the core reports it. Its layout is the C
-// struct godu_rec (56 bytes); do not reorder.
+// struct godu_rec (72 bytes); do not reorder.
 type Record struct {
 	Ino     uint64
 	Dev     uint64
@@ -56,6 +56,8 @@ type Record struct {
 	Type    Type
 	Flags   uint8
 	_       [6]byte
+	Tsec    int64 // with ATime, MTime or CTime: that time
+	Tnsec   int64
 }
 
 // Err is the error met examining the entry, or nil.
@@ -79,6 +81,14 @@ const (
 	// DirStat reports the opened directory's own device (Dir.Dev), for
 	// systems whose entry records show a mount point's covered directory.
 	DirStat Mode = 0x4
+	// Follow examines and opens the targets of symlinks (du -L).
+	Follow Mode = 0x8
+	// ATime, MTime and CTime report that time in Record.Tsec/Tnsec and
+	// the latest among folded files in Sum.TMax (du --time).
+	ATime Mode = 0x10
+	MTime Mode = 0x20
+	CTime Mode = 0x40
+	times      = ATime | MTime | CTime
 )
 
 // ctl mirrors the C struct godu_ctl: the state of one directory being read.
@@ -101,6 +111,8 @@ type ctl struct {
 	sumCount  uint64
 	dirDev    uint64
 	dirBlocks int64
+	tmaxSec   int64
+	tmaxNsec  int64
 	aux       uint64
 	dcount    uint32
 	_         uint32
@@ -111,6 +123,13 @@ type Sum struct {
 	Blocks int64  // st_blocks, 512-byte units
 	Size   int64  // st_size of regular files and symlinks
 	Count  uint64 // number of files
+	// TMax is the latest time among them (with ATime, MTime or CTime),
+	// as seconds and nanoseconds; math.MinInt64 seconds when none.
+	TMaxSec, TMaxNsec int64
+}
+
+func (c *ctl) sum() Sum {
+	return Sum{Blocks: c.sumBlocks, Size: c.sumSize, Count: c.sumCount, TMaxSec: c.tmaxSec, TMaxNsec: c.tmaxNsec}
 }
 
 // Dir is one directory being read. The zero Dir is not usable: call Open.
@@ -208,7 +227,7 @@ func (r *Reader) cname(name string) *byte {
 func (r *Reader) batch(d *Dir) (Batch, error) {
 	b := Batch{
 		Records: r.recs[:d.c.nrecs],
-		Folded:  Sum{Blocks: d.c.sumBlocks, Size: d.c.sumSize, Count: d.c.sumCount},
+		Folded:  d.c.sum(),
 		More:    d.c.more != 0,
 		names:   r.names[:d.c.namesLen],
 	}
@@ -250,7 +269,7 @@ func (r *Reader) Stat(dirfd int, foldDev uint64, b Batch, mode Mode) Batch {
 	coreStat(&c, dirfd, r)
 	return Batch{
 		Records: r.recs[:c.nrecs],
-		Folded:  Sum{Blocks: c.sumBlocks, Size: c.sumSize, Count: c.sumCount},
+		Folded:  c.sum(),
 		names:   b.names,
 	}
 }

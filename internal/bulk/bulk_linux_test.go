@@ -31,7 +31,7 @@ func readAll(t testing.TB, co core, path string, mode Mode, foldDev uint64, spli
 	d.Open(unix.AT_FDCWD, path, mode, foldDev)
 	defer d.Close()
 	recs := map[string]Record{}
-	var sum Sum
+	var sum Sum // Blocks, Size and Count only
 	for first := true; ; first = false {
 		d.c.recCap, d.c.namesCap, d.c.dbufCap = uint32(len(r.recs)), uint32(len(r.names)), uint32(len(r.dbuf))
 		var name *byte
@@ -47,7 +47,7 @@ func readAll(t testing.TB, co core, path string, mode Mode, foldDev uint64, spli
 			b = r2.Adopt(b)
 			c := ctl{flags: uint32(mode), foldDev: foldDev, nrecs: uint32(len(b.Records))}
 			co.stat(&c, d.Fd(), r2)
-			b = Batch{Records: r2.recs[:c.nrecs], Folded: Sum{c.sumBlocks, c.sumSize, c.sumCount}, More: b.More, names: b.names}
+			b = Batch{Records: r2.recs[:c.nrecs], Folded: c.sum(), More: b.More, names: b.names}
 		}
 		for i := range b.Records {
 			n := string(b.Name(&b.Records[i]))

@@ -2,7 +2,11 @@
 
 package bulk
 
-import "golang.org/x/sys/unix"
+import (
+	"math"
+
+	"golang.org/x/sys/unix"
+)
 
 // The Go cores' shared pieces, mirroring csrc/bulk_common.h.
 
@@ -33,5 +37,15 @@ func fold(c *ctl, r *Record) bool {
 		c.sumSize += r.Size
 	}
 	c.sumCount++
+	if r.Tsec > c.tmaxSec || (r.Tsec == c.tmaxSec && r.Tnsec > c.tmaxNsec) {
+		c.tmaxSec, c.tmaxNsec = r.Tsec, r.Tnsec
+	}
 	return true
+}
+
+// reset clears a call's outputs, as csrc's godu_reset.
+func reset(c *ctl) {
+	c.nrecs, c.namesLen, c.more, c.err = 0, 0, 0, 0
+	c.sumBlocks, c.sumSize, c.sumCount = 0, 0, 0
+	c.tmaxSec, c.tmaxNsec = math.MinInt64, 0
 }

@@ -36,9 +36,19 @@ func init() {
 	unix.Syscall(unix.SYS_IOPOLICYSYS, 1, uintptr(unsafe.Pointer(&param)), 0)
 }
 
-func fromStat(st *unix.Stat_t, r *Record) {
+func fromStat(st *unix.Stat_t, flags uint32, r *Record) {
 	*r = Record{Ino: st.Ino, Dev: uint64(uint32(st.Dev)), Blocks: st.Blocks, Size: st.Size,
 		Nlink: uint32(st.Nlink), Type: typeOfMode(uint32(st.Mode))}
+	ts := st.Mtim
+	switch {
+	case flags&uint32(ATime) != 0:
+		ts = st.Atim
+	case flags&uint32(CTime) != 0:
+		ts = st.Ctim
+	}
+	if flags&uint32(times) != 0 {
+		r.Tsec, r.Tnsec = ts.Sec, ts.Nsec
+	}
 	if st.Flags&sfDataless != 0 {
 		r.Flags |= FlagDataless
 	}
@@ -64,13 +74,27 @@ func coreStatOne(dirfd int, name *byte, follow bool, rec *Record) syscall.Errno 
 	if err := unix.Fstatat(dirfd, cstring(name), &st, fl); err != nil {
 		return err.(syscall.Errno)
 	}
-	fromStat(&st, rec)
+	fromStat(&st, 0, rec)
 	return 0
 }
 
-func reset(c *ctl) {
-	c.nrecs, c.namesLen, c.more, c.err = 0, 0, 0, 0
-	c.sumBlocks, c.sumSize, c.sumCount = 0, 0, 0
+// refine completes a parsed record with a symlink's target (Follow) or
+// times, by one fstatat, as csrc's godu_refine.
+func refine(c *ctl, name []byte, r *Record) {
+	follow := c.flags&uint32(Follow) != 0
+	if r.Errno != 0 || !(follow && r.Type == Symlink || c.flags&uint32(times) != 0) {
+		return
+	}
+	fl := 0
+	if !follow {
+		fl = unix.AT_SYMLINK_NOFOLLOW
+	}
+	var st unix.Stat_t
+	if err := unix.Fstatat(int(c.fd), string(name), &st, fl); err != nil {
+		r.Errno = int32(err.(syscall.Errno))
+		return
+	}
+	fromStat(&st, c.flags, r)
 }
 
 func put(c *ctl, r *Reader, rec *Record, name []byte) bool {
@@ -90,7 +114,11 @@ func put(c *ctl, r *Reader, rec *Record, name []byte) bool {
 func coreRead(c *ctl, parent int, name *byte, r *Reader) {
 	reset(c)
 	if c.fd < 0 {
-		fd, err := unix.Openat(parent, cstring(name), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		fl := unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC
+		if c.flags&uint32(Follow) == 0 {
+			fl |= unix.O_NOFOLLOW
+		}
+		fd, err := unix.Openat(parent, cstring(name), fl, 0)
 		if err != nil {
 			c.err = int32(err.(syscall.Errno))
 			return
@@ -138,6 +166,9 @@ func coreRead(c *ctl, parent int, name *byte, r *Reader) {
 		if !ok {
 			c.err, c.eof, c.dcount = int32(unix.EBADMSG), 1, 0
 			return
+		}
+		if c.flags&uint32(Follow|times) != 0 {
+			refine(c, nm, &rec)
 		}
 		if !fold(c, &rec) && !put(c, r, &rec, nm) {
 			c.more = 1
@@ -191,8 +222,12 @@ func readFallback(c *ctl, r *Reader) {
 		}
 		var rec Record
 		var st unix.Stat_t
-		if err := unix.Fstatat(int(c.fd), string(nm), &st, unix.AT_SYMLINK_NOFOLLOW); err == nil {
-			fromStat(&st, &rec)
+		fl := unix.AT_SYMLINK_NOFOLLOW
+		if c.flags&uint32(Follow) != 0 {
+			fl = 0
+		}
+		if err := unix.Fstatat(int(c.fd), string(nm), &st, fl); err == nil {
+			fromStat(&st, c.flags, &rec)
 		} else {
 			rec.Errno = int32(err.(syscall.Errno))
 		}
@@ -209,7 +244,7 @@ func coreStat(c *ctl, dirfd int, r *Reader) {
 	kept := uint32(0)
 	for i := uint32(0); i < n; i++ {
 		rec := r.recs[i]
-		if e := coreStatOne(dirfd, &r.names[rec.NameOff], false, &rec); e != 0 {
+		if e := coreStatOne(dirfd, &r.names[rec.NameOff], c.flags&uint32(Follow) != 0, &rec); e != 0 {
 			rec.Errno = int32(e)
 		}
 		if fold(c, &rec) {

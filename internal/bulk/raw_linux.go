@@ -34,16 +34,38 @@ func typeOfDtype(t uint8) Type {
 	return Other
 }
 
-func statOne(dirfd int, name *byte, follow bool, r *Record) syscall.Errno {
+// statOne stats name relative to dirfd per flags (Follow, the times) into r.
+func statOne(dirfd int, name *byte, flags uint32, r *Record) syscall.Errno {
 	fl := unix.AT_NO_AUTOMOUNT
-	if !follow {
+	if flags&uint32(Follow) == 0 {
 		fl |= unix.AT_SYMLINK_NOFOLLOW
 	}
 	if haveStatx.Load() {
 		var sx unix.Statx_t
+		mask := uintptr(statxMask)
+		if flags&uint32(ATime) != 0 {
+			mask |= unix.STATX_ATIME
+		}
+		if flags&uint32(MTime) != 0 {
+			mask |= unix.STATX_MTIME
+		}
+		if flags&uint32(CTime) != 0 {
+			mask |= unix.STATX_CTIME
+		}
 		_, _, e := unix.Syscall6(unix.SYS_STATX, uintptr(dirfd), uintptr(unsafe.Pointer(name)),
-			uintptr(fl|unix.AT_STATX_DONT_SYNC), statxMask, uintptr(unsafe.Pointer(&sx)), 0)
+			uintptr(fl|unix.AT_STATX_DONT_SYNC), mask, uintptr(unsafe.Pointer(&sx)), 0)
 		if e == 0 {
+			ts := sx.Mtime
+			switch {
+			case flags&uint32(ATime) != 0:
+				ts = sx.Atime
+			case flags&uint32(CTime) != 0:
+				ts = sx.Ctime
+			}
+			r.Tsec, r.Tnsec = 0, 0
+			if flags&uint32(times) != 0 {
+				r.Tsec, r.Tnsec = ts.Sec, int64(ts.Nsec)
+			}
 			r.Ino = sx.Ino
 			r.Dev = unix.Mkdev(sx.Dev_major, sx.Dev_minor)
 			r.Blocks = int64(sx.Blocks)
@@ -64,6 +86,17 @@ func statOne(dirfd int, name *byte, follow bool, r *Record) syscall.Errno {
 	if e != 0 {
 		return e
 	}
+	ts := st.Mtim
+	switch {
+	case flags&uint32(ATime) != 0:
+		ts = st.Atim
+	case flags&uint32(CTime) != 0:
+		ts = st.Ctim
+	}
+	r.Tsec, r.Tnsec = 0, 0
+	if flags&uint32(times) != 0 {
+		r.Tsec, r.Tnsec = ts.Sec, ts.Nsec
+	}
 	r.Ino = st.Ino
 	r.Dev = st.Dev
 	r.Blocks = st.Blocks
@@ -74,23 +107,29 @@ func statOne(dirfd int, name *byte, follow bool, r *Record) syscall.Errno {
 	return 0
 }
 
-func examine(dirfd int, name *byte, r *Record) {
+func examine(dirfd int, name *byte, flags uint32, r *Record) {
 	dtype := r.Type
-	if e := statOne(dirfd, name, false, r); e != 0 {
+	if e := statOne(dirfd, name, flags, r); e != 0 {
 		*r = Record{Ino: r.Ino, Type: dtype, Errno: int32(e)}
 	}
 }
 
 func goStatOne(dirfd int, name *byte, follow bool, rec *Record) syscall.Errno {
-	return statOne(dirfd, name, follow, rec)
+	if follow {
+		return statOne(dirfd, name, uint32(Follow), rec)
+	}
+	return statOne(dirfd, name, 0, rec)
 }
 
 func goRead(c *ctl, parent int, name *byte, r *Reader) {
-	c.nrecs, c.namesLen, c.more, c.err = 0, 0, 0, 0
-	c.sumBlocks, c.sumSize, c.sumCount = 0, 0, 0
+	reset(c)
+	seen := uint32(0)
 	if c.fd < 0 {
-		fd, _, e := unix.Syscall6(unix.SYS_OPENAT, uintptr(parent), uintptr(unsafe.Pointer(name)),
-			unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NOCTTY|unix.O_NONBLOCK, 0, 0, 0)
+		fl := uintptr(unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC | unix.O_NOCTTY | unix.O_NONBLOCK)
+		if c.flags&uint32(Follow) == 0 {
+			fl |= unix.O_NOFOLLOW
+		}
+		fd, _, e := unix.Syscall6(unix.SYS_OPENAT, uintptr(parent), uintptr(unsafe.Pointer(name)), fl, 0, 0, 0)
 		if e != 0 {
 			c.err = int32(e)
 			return
@@ -132,14 +171,15 @@ func goRead(c *ctl, parent int, name *byte, r *Reader) {
 			c.dpos += reclen
 			continue
 		}
-		if c.nrecs == c.recCap || c.namesLen+uint32(n)+1 > c.namesCap {
-			c.more = 1
+		if seen == c.recCap || c.nrecs == c.recCap || c.namesLen+uint32(n)+1 > c.namesCap {
+			c.more = 1 // at most recCap entries a call, folded or not
 			return
 		}
+		seen++
 		rec := &r.recs[c.nrecs]
 		*rec = Record{Ino: *(*uint64)(unsafe.Pointer(&d[0])), Type: typeOfDtype(d[18])}
 		if c.flags&uint32(NamesOnly) == 0 {
-			examine(int(c.fd), &d[19], rec)
+			examine(int(c.fd), &d[19], c.flags, rec)
 			if fold(c, rec) {
 				c.dpos += reclen
 				continue
@@ -155,10 +195,12 @@ func goRead(c *ctl, parent int, name *byte, r *Reader) {
 }
 
 func goStat(c *ctl, dirfd int, r *Reader) {
+	n := c.nrecs
+	reset(c)
 	kept := uint32(0)
-	for i := uint32(0); i < c.nrecs; i++ {
+	for i := uint32(0); i < n; i++ {
 		rec := r.recs[i]
-		examine(dirfd, &r.names[rec.NameOff], &rec)
+		examine(dirfd, &r.names[rec.NameOff], c.flags, &rec)
 		if fold(c, &rec) {
 			continue
 		}
