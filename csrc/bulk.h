@@ -110,9 +110,10 @@ int godu_close(godu_ctl *ctl);
 int godu_stat(godu_ctl *ctl, int dirfd, godu_rec *recs, const char *names);
 
 /*
- * godu_stat_one examines one path relative to dirfd, following a final
- * symlink when follow is non-zero. Returns 0 or an errno.
+ * godu_stat_one examines one path relative to dirfd per flags: GODU_FOLLOW
+ * follows a final symlink, GODU_*TIME reports that time. Returns 0 or an
+ * errno.
  */
-int godu_stat_one(int dirfd, const char *name, int follow, godu_rec *rec);
+int godu_stat_one(int dirfd, const char *name, uint32_t flags, godu_rec *rec);
 
 #endif

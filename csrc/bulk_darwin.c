@@ -85,12 +85,12 @@ static void godu_from_stat(const struct stat *st, uint32_t flags, godu_rec *r)
 	r->err = 0;
 }
 
-int godu_stat_one(int dirfd, const char *name, int follow, godu_rec *r)
+int godu_stat_one(int dirfd, const char *name, uint32_t flags, godu_rec *r)
 {
 	struct stat st;
-	if (fstatat(dirfd, name, &st, follow ? 0 : AT_SYMLINK_NOFOLLOW) != 0)
+	if (fstatat(dirfd, name, &st, (flags & GODU_FOLLOW) ? 0 : AT_SYMLINK_NOFOLLOW) != 0)
 		return errno;
-	godu_from_stat(&st, 0, r);
+	godu_from_stat(&st, flags, r);
 	return 0;
 }
 
@@ -261,7 +261,7 @@ int godu_stat(godu_ctl *c, int dirfd, godu_rec *recs, const char *names)
 	godu_reset(c);
 	for (uint32_t i = 0; i < n; i++) {
 		godu_rec r = recs[i];
-		int e = godu_stat_one(dirfd, names + r.name_off, (c->flags & GODU_FOLLOW) != 0, &r);
+		int e = godu_stat_one(dirfd, names + r.name_off, c->flags, &r);
 		if (e != 0)
 			r.err = e;
 		if (godu_fold(c, &r))

@@ -106,9 +106,9 @@ static int godu_examine_at(int dirfd, const char *name, uint32_t flags, godu_rec
 	return 0;
 }
 
-int godu_stat_one(int dirfd, const char *name, int follow, godu_rec *r)
+int godu_stat_one(int dirfd, const char *name, uint32_t flags, godu_rec *r)
 {
-	return godu_examine_at(dirfd, name, follow ? GODU_FOLLOW : 0, r);
+	return godu_examine_at(dirfd, name, flags, r);
 }
 
 /* Examines one listed entry: stat it, or keep its d_type on failure. */

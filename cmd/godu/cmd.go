@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -51,6 +52,8 @@ func newCommand(stdout, stderr io.Writer, status *int) *cobra.Command {
 		maxDepth, threshold          string
 		derefArgs, derefAll, noDeref bool
 		apparent                     bool
+		timeWord, timeStyle          string
+		excludes, excludeFrom        []string
 	)
 	cmd := &cobra.Command{
 		Use:   prog + " [OPTION]... [FILE]...",
@@ -101,6 +104,39 @@ kernel allows and walking subdirectories in parallel.`,
 			}
 			if apparent {
 				o.Apparent = true
+			}
+			if o.Files0From != "" && len(args) > 0 {
+				return &usageError{"extra operand " + du.QuoteWord(args[0]) + "\nfile operands cannot be combined with --files0-from"}
+			}
+			if cmd.Flags().Changed("time") {
+				m, ok := timeMode(timeWord)
+				if !ok {
+					return &usageError{"invalid argument " + du.QuoteWord(timeWord) + " for " + du.QuoteWord("--time") +
+						"\nValid arguments are:\n  - " + du.QuoteWord("atime") + ", " + du.QuoteWord("access") + ", " + du.QuoteWord("use") +
+						"\n  - " + du.QuoteWord("ctime") + ", " + du.QuoteWord("status")}
+				}
+				o.Time = m
+				f, ok := du.TimeStyle(timeStyle)
+				if !ok {
+					return &usageError{"invalid argument " + du.QuoteWord(timeStyle) + " for " + du.QuoteWord("time style") +
+						"\nValid arguments are:\n  - " + du.QuoteWord("full-iso") + "\n  - " + du.QuoteWord("long-iso") +
+						"\n  - " + du.QuoteWord("iso") + "\n  - [posix-]full-iso\n  - [posix-]long-iso\n  - [posix-]iso\n  - +FORMAT (e.g., +%H:%M) for a 'date'-style format"}
+				}
+				o.TimeFormat = f
+			}
+			for _, p := range excludes {
+				o.Exclude.Add(p)
+			}
+			for _, file := range excludeFrom {
+				b, err := os.ReadFile(file)
+				if err != nil {
+					return &fatalError{du.Quote(file) + ": " + du.ErrorText(err)}
+				}
+				for _, line := range strings.Split(string(b), "\n") {
+					if line != "" {
+						o.Exclude.Add(line)
+					}
+				}
 			}
 			switch {
 			case derefAll:
@@ -168,6 +204,13 @@ kernel allows and walking subdirectories in parallel.`,
 	f.BoolVarP(&summarize, "summarize", "s", false, "display only a total for each argument")
 	f.StringVarP(&threshold, "threshold", "t", "", "exclude entries smaller than SIZE if positive, or entries greater than SIZE if negative")
 	f.BoolVarP(&o.OneFileSystem, "one-file-system", "x", false, "skip directories on different file systems")
+	f.BoolVarP(&o.SeparateDirs, "separate-dirs", "S", false, "for directories do not include size of subdirectories")
+	f.StringVar(&timeWord, "time", "", "show time of the last modification of any file in the directory, or any of its subdirectories; WORD: atime, access, use, ctime or status")
+	f.Lookup("time").NoOptDefVal = "mtime"
+	f.StringVar(&timeStyle, "time-style", "", "show times using STYLE: full-iso, long-iso, iso, +FORMAT (default: long-iso)")
+	f.StringArrayVar(&excludes, "exclude", nil, "exclude files that match PATTERN")
+	f.StringArrayVarP(&excludeFrom, "exclude-from", "X", nil, "exclude files that match any pattern in FILE")
+	f.StringVar(&o.Files0From, "files0-from", "", "summarize device usage of the NUL-terminated file names specified in file F; if F is -, then read names from standard input")
 	f.IntVarP(&o.Jobs, "jobs", "j", 0, fmt.Sprintf("walk with at most N workers (default: %d)", walk.DefaultJobs()))
 	f.Lookup("H").Hidden = true
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
@@ -309,4 +352,24 @@ func expandLongOptions(fs *pflag.FlagSet, args []string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// timeMode maps a --time argument to the time it shows: du's words, or an
+// unambiguous abbreviation of them.
+func timeMode(word string) (bulk.Mode, bool) {
+	words := map[string]bulk.Mode{"mtime": bulk.MTime, "atime": bulk.ATime, "access": bulk.ATime, "use": bulk.ATime,
+		"ctime": bulk.CTime, "status": bulk.CTime}
+	if m, ok := words[word]; ok {
+		return m, true
+	}
+	var found bulk.Mode
+	for w, m := range words {
+		if word != "" && strings.HasPrefix(w, word) {
+			if found != 0 && found != m {
+				return 0, false
+			}
+			found = m
+		}
+	}
+	return found, found != 0
 }

@@ -274,16 +274,17 @@ func (r *Reader) Stat(dirfd int, foldDev uint64, b Batch, mode Mode) Batch {
 	}
 }
 
-// Lstat examines the single path name relative to dirfd, following a final
-// symlink when follow is set. It is how operands are examined, so that they
-// carry the same device numbering as the entries Read returns.
-func Lstat(dirfd int, name string, follow bool) (Record, error) {
+// Lstat examines the single path name relative to dirfd: mode Follow
+// follows a final symlink, ATime, MTime or CTime report that time. It is
+// how operands are examined, so that they carry the same device numbering
+// as the entries Read returns.
+func Lstat(dirfd int, name string, mode Mode) (Record, error) {
 	var rec Record
 	p, err := syscall.BytePtrFromString(name)
 	if err != nil {
 		return rec, err
 	}
-	if e := coreStatOne(dirfd, p, follow, &rec); e != 0 {
+	if e := coreStatOne(dirfd, p, mode&(Follow|times), &rec); e != 0 {
 		return rec, e
 	}
 	return rec, nil

@@ -194,7 +194,7 @@ func TestLstat(t *testing.T) {
 	os.Symlink("f", filepath.Join(dir, "l"))
 	w := want(t, dir)
 	for _, n := range []string{"f", "l"} {
-		rec, err := Lstat(unix.AT_FDCWD, filepath.Join(dir, n), false)
+		rec, err := Lstat(unix.AT_FDCWD, filepath.Join(dir, n), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -203,11 +203,11 @@ func TestLstat(t *testing.T) {
 			t.Errorf("Lstat %s = %+v, want %+v", n, rec, w[n])
 		}
 	}
-	rec, err := Lstat(unix.AT_FDCWD, filepath.Join(dir, "l"), true)
+	rec, err := Lstat(unix.AT_FDCWD, filepath.Join(dir, "l"), Follow)
 	if err != nil || rec.Type != Regular || rec.Ino != w["f"].Ino {
 		t.Errorf("Lstat following l = %+v, %v; want f", rec, err)
 	}
-	if _, err := Lstat(unix.AT_FDCWD, filepath.Join(dir, "none"), false); err != unix.ENOENT {
+	if _, err := Lstat(unix.AT_FDCWD, filepath.Join(dir, "none"), 0); err != unix.ENOENT {
 		t.Errorf("Lstat of a missing file: %v", err)
 	}
 }

@@ -58,11 +58,7 @@ func coreStat(c *ctl, dirfd int, r *Reader) {
 		(*C.char)(unsafe.Pointer(&r.names[0])))
 }
 
-func coreStatOne(dirfd int, name *byte, follow bool, rec *Record) syscall.Errno {
-	f := C.int(0)
-	if follow {
-		f = 1
-	}
-	return syscall.Errno(C.godu_stat_one(C.int(dirfd), (*C.char)(unsafe.Pointer(name)), f,
+func coreStatOne(dirfd int, name *byte, mode Mode, rec *Record) syscall.Errno {
+	return syscall.Errno(C.godu_stat_one(C.int(dirfd), (*C.char)(unsafe.Pointer(name)), C.uint32_t(mode),
 		(*C.godu_rec)(unsafe.Pointer(rec))))
 }

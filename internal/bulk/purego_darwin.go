@@ -65,16 +65,16 @@ func cstring(p *byte) string {
 	return string(unsafe.Slice(p, n))
 }
 
-func coreStatOne(dirfd int, name *byte, follow bool, rec *Record) syscall.Errno {
+func coreStatOne(dirfd int, name *byte, mode Mode, rec *Record) syscall.Errno {
 	var st unix.Stat_t
 	fl := 0
-	if !follow {
+	if mode&Follow == 0 {
 		fl = unix.AT_SYMLINK_NOFOLLOW
 	}
 	if err := unix.Fstatat(dirfd, cstring(name), &st, fl); err != nil {
 		return err.(syscall.Errno)
 	}
-	fromStat(&st, 0, rec)
+	fromStat(&st, uint32(mode), rec)
 	return 0
 }
 
@@ -244,7 +244,7 @@ func coreStat(c *ctl, dirfd int, r *Reader) {
 	kept := uint32(0)
 	for i := uint32(0); i < n; i++ {
 		rec := r.recs[i]
-		if e := coreStatOne(dirfd, &r.names[rec.NameOff], c.flags&uint32(Follow) != 0, &rec); e != 0 {
+		if e := coreStatOne(dirfd, &r.names[rec.NameOff], Mode(c.flags), &rec); e != 0 {
 			rec.Errno = int32(e)
 		}
 		if fold(c, &rec) {

@@ -114,11 +114,8 @@ func examine(dirfd int, name *byte, flags uint32, r *Record) {
 	}
 }
 
-func goStatOne(dirfd int, name *byte, follow bool, rec *Record) syscall.Errno {
-	if follow {
-		return statOne(dirfd, name, uint32(Follow), rec)
-	}
-	return statOne(dirfd, name, 0, rec)
+func goStatOne(dirfd int, name *byte, mode Mode, rec *Record) syscall.Errno {
+	return statOne(dirfd, name, uint32(mode), rec)
 }
 
 func goRead(c *ctl, parent int, name *byte, r *Reader) {

@@ -11,8 +11,11 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"os"
 	"syscall"
+	"time"
 
+	"github.com/godu-sh/godu/internal/bulk"
 	"github.com/godu-sh/godu/internal/walk"
 )
 
@@ -22,7 +25,7 @@ type Deref int
 const (
 	DerefNone Deref = iota // -P: never (the default)
 	DerefArgs              // -H, -D: operands only
-	DerefAll               // -L: all (not yet supported)
+	DerefAll               // -L: all
 )
 
 // Options are du's options after parsing.
@@ -39,17 +42,35 @@ type Options struct {
 	Deref         Deref
 	Threshold     int64 // -t: print only sizes >= t (t >= 0) or <= -t (t < 0)
 	Jobs          int   // -j; <= 0 for the default
-	Prog          string
+	SeparateDirs  bool  // -S: a directory's size leaves out its subdirectories
+	// Time is bulk.ATime, MTime or CTime for --time, else 0; TimeFormat
+	// is the strftime format of --time-style.
+	Time       bulk.Mode
+	TimeFormat string
+	Exclude    Excluder // --exclude, -X
+	// Files0From names a file of NUL-separated operands (--files0-from),
+	// "-" for standard input.
+	Files0From string
+	Stdin      io.Reader
+	Prog       string
 }
 
 // Run prints du's output for operands (none means ".") on stdout and its
 // messages on stderr, and returns du's exit status.
 func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Writer) int {
-	if len(operands) == 0 {
-		operands = []string{"."}
-	}
 	if o.Prog == "" {
 		o.Prog = "godu"
+	}
+	status := 0
+	var invalid map[int]string // --files0-from: messages for bad names, by position
+	if o.Files0From != "" {
+		var ok bool
+		operands, invalid, ok = o.readFiles0(stderr)
+		if !ok {
+			return 1
+		}
+	} else if len(operands) == 0 {
+		operands = []string{"."}
 	}
 	if o.Block.Size == 0 {
 		o.Block = DefaultBlockSize()
@@ -58,17 +79,27 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 		o.Block.Size = 1
 	}
 	out := bufio.NewWriterSize(stdout, 64<<10)
-	status := 0
+	var exclude func(string) bool
+	if !o.Exclude.Empty() {
+		exclude = o.Exclude.Match
+	}
 	w := walk.New(walk.Options{
+		FollowAll:      o.Deref == DerefAll,
+		Time:           o.Time,
+		Exclude:        exclude,
 		Jobs:           o.Jobs,
 		CountLinks:     o.CountLinks,
 		OneFileSystem:  o.OneFileSystem,
-		HashAll:        len(operands) > 1,
+		HashAll:        len(operands) > 1 || o.Files0From != "",
 		ListFiles:      o.All,
 		MaxDepth:       o.MaxDepth,
 		FollowOperands: o.Deref != DerefNone,
 		OnError: func(e *walk.Error) {
 			out.Flush()
+			if e.Err == nil {
+				fmt.Fprintf(stderr, "%s: cannot %s %s\n", o.Prog, e.Op, Quote(e.Path))
+				return
+			}
 			fmt.Fprintf(stderr, "%s: cannot %s %s: %s\n", o.Prog, e.Op, Quote(e.Path), ErrorText(e.Err))
 		},
 	})
@@ -77,10 +108,13 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 		end = 0
 	}
 	var total walk.Totals
-	for _, op := range operands {
-		if op == "" {
+	for i, op := range operands {
+		if msg, bad := invalid[i]; bad || op == "" {
+			if !bad {
+				msg = "invalid zero-length file name"
+			}
 			out.Flush()
-			fmt.Fprintf(stderr, "%s: invalid zero-length file name\n", o.Prog)
+			fmt.Fprintf(stderr, "%s: %s\n", o.Prog, msg)
 			status = 1
 			continue
 		}
@@ -96,16 +130,21 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 		total.Blocks += root.Blocks
 		total.Bytes += root.Bytes
 		total.Inodes += root.Inodes
+		total.Time = max(total.Time, root.Time)
 		root.Walk(func(path string, n *walk.Node) {
-			v := o.value(n.Totals)
+			t := n.Totals
+			if o.SeparateDirs {
+				t = n.Own
+			}
+			v := o.value(t)
 			if o.Threshold >= 0 && v < uint64(o.Threshold) || o.Threshold < 0 && v > uint64(-o.Threshold) {
 				return
 			}
-			o.line(out, v, path, end)
+			o.line(out, v, t.Time, path, end)
 		})
 	}
 	if o.Total {
-		o.line(out, o.value(total), "total", end)
+		o.line(out, o.value(total), total.Time, "total", end)
 	}
 	if err := out.Flush(); err != nil {
 		fmt.Fprintf(stderr, "%s: write error: %s\n", o.Prog, ErrorText(err))
@@ -132,9 +171,13 @@ func (o *Options) value(t walk.Totals) uint64 {
 	return uint64(t.Blocks) * 512
 }
 
-func (o *Options) line(out *bufio.Writer, v uint64, path string, end byte) {
+func (o *Options) line(out *bufio.Writer, v uint64, tm int64, path string, end byte) {
 	out.WriteString(o.Block.Format(v))
 	out.WriteByte('\t')
+	if o.Time != 0 {
+		out.WriteString(Strftime(o.TimeFormat, time.Unix(0, tm)))
+		out.WriteByte('\t')
+	}
 	out.WriteString(path)
 	out.WriteByte(end)
 }
@@ -169,4 +212,49 @@ func trimSlashes(s string) string {
 		}
 	}
 	return s[:n]
+}
+
+// readFiles0 reads the operands of --files0-from, and the messages for
+// those that are invalid, by position. ok is false after a fatal error,
+// which it reports.
+func (o *Options) readFiles0(stderr io.Writer) (ops []string, invalid map[int]string, ok bool) {
+	var data []byte
+	var err error
+	if o.Files0From == "-" {
+		in := o.Stdin
+		if in == nil {
+			in = os.Stdin
+		}
+		data, err = io.ReadAll(in)
+	} else {
+		data, err = os.ReadFile(o.Files0From)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: cannot open %s for reading: %s\n", o.Prog, Quote(o.Files0From), ErrorText(err))
+		return nil, nil, false
+	}
+	ops = strings.Split(string(data), "\x00")
+	if ops[len(ops)-1] == "" {
+		ops = ops[:len(ops)-1]
+	}
+	invalid = map[int]string{}
+	for i, n := range ops {
+		switch {
+		case n == "":
+			invalid[i] = fmt.Sprintf("%s:%d: invalid zero-length file name", quoteFileName(o.Files0From), i+1)
+		case o.Files0From == "-" && n == "-":
+			invalid[i] = "when reading file names from stdin, no file name of " + Quote(n) + " allowed"
+		}
+	}
+	return ops, invalid, true
+}
+
+// quoteFileName quotes a name only where the shell would need it (du's
+// quotef).
+func quoteFileName(s string) string {
+	q := Quote(s)
+	if q == "'"+s+"'" && !strings.ContainsAny(s, " \t\n'\"\\$`*?[]#~=%|&;<>(){}!") {
+		return s
+	}
+	return q
 }

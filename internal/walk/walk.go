@@ -24,6 +24,7 @@ package walk
 import (
 	"context"
 	"runtime"
+	"math"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -56,6 +57,16 @@ type Options struct {
 	MaxDepth int
 	// FollowOperands follows an operand that is a symlink (du -H, -D).
 	FollowOperands bool
+	// FollowAll follows every symlink (du -L): a symlink counts as its
+	// target, and every (device, inode) is remembered, so that a target
+	// reached twice counts once and a cycle ends where it closes.
+	FollowAll bool
+	// Time, when bulk.ATime, MTime or CTime, puts in each Totals the
+	// latest such time of the subtree (du --time).
+	Time bulk.Mode
+	// Exclude, if set, is asked about every entry's path as du prints it,
+	// operands included; a matched entry is neither counted nor entered.
+	Exclude func(path string) bool
 	// OnError receives every error met, as an *Error. Calls are
 	// serialised. Nil discards errors (Walker.Errors still counts them).
 	OnError func(*Error)
@@ -84,12 +95,16 @@ type Totals struct {
 	Blocks int64 // allocated size, in 512-byte units
 	Bytes  int64 // apparent size: st_size of regular files and symlinks
 	Inodes int64 // number of entries, the directory itself included
+	// Time is the latest time of the subtree chosen by Options.Time, in
+	// nanoseconds since the epoch (math.MinInt64 when none).
+	Time int64
 }
 
 func (t *Totals) add(u Totals) {
 	t.Blocks += u.Blocks
 	t.Bytes += u.Bytes
 	t.Inodes += u.Inodes
+	t.Time = max(t.Time, u.Time)
 }
 
 // Node is one reported entry: an operand, a directory down to MaxDepth, or
@@ -100,6 +115,9 @@ type Node struct {
 	IsDir bool
 	// Totals covers the whole subtree.
 	Totals
+	// Own covers the entry itself and, for a directory, the files directly
+	// in it, without its subdirectories (du -S).
+	Own Totals
 	// Children are the reported entries directly below, sorted by name.
 	Children []*Node
 }
@@ -135,7 +153,12 @@ type Error struct {
 	Err  error
 }
 
-func (e *Error) Error() string { return "cannot " + e.Op + " " + e.Path + ": " + e.Err.Error() }
+func (e *Error) Error() string {
+	if e.Err == nil {
+		return "cannot " + e.Op + " " + e.Path
+	}
+	return "cannot " + e.Op + " " + e.Path + ": " + e.Err.Error()
+}
 func (e *Error) Unwrap() error { return e.Err }
 
 // Walker walks trees. Its hard-link memory spans all its Walk calls, so
@@ -158,11 +181,16 @@ func New(opts Options) *Walker {
 	if opts.Jobs <= 0 {
 		opts.Jobs = DefaultJobs()
 	}
+	if opts.FollowAll {
+		opts.HashAll = true
+	}
 	shards := 4 * opts.Jobs
 	if shards < inodeset.DefaultShards {
 		shards = inodeset.DefaultShards
 	}
 	w := &Walker{opts: opts, set: inodeset.New(shards)}
+	// Following symlinks, a file with one link may be reached twice.
+	w.checkAll.Store(opts.FollowAll)
 	w.readers.New = func() any { return bulk.NewReader() }
 	return w
 }
@@ -200,12 +228,35 @@ func (w *Walker) seen(r *bulk.Record) bool {
 
 // entryTotals is what one record contributes by itself.
 func entryTotals(r *bulk.Record) Totals {
-	t := Totals{Blocks: r.Blocks, Inodes: 1}
+	t := Totals{Blocks: r.Blocks, Inodes: 1, Time: r.Tsec*1e9 + r.Tnsec}
 	if r.Type == bulk.Regular || r.Type == bulk.Symlink {
 		t.Bytes = r.Size
 	}
 	return t
 }
+
+// atomicTotals is a Totals that workers add to concurrently.
+type atomicTotals struct {
+	blocks, bytes, inodes, time atomic.Int64
+}
+
+func (a *atomicTotals) add(t Totals) {
+	a.blocks.Add(t.Blocks)
+	a.bytes.Add(t.Bytes)
+	a.inodes.Add(t.Inodes)
+	for {
+		old := a.time.Load()
+		if t.Time <= old || a.time.CompareAndSwap(old, t.Time) {
+			break
+		}
+	}
+}
+
+func (a *atomicTotals) load() Totals {
+	return Totals{Blocks: a.blocks.Load(), Bytes: a.bytes.Load(), Inodes: a.inodes.Load(), Time: a.time.Load()}
+}
+
+func (a *atomicTotals) init() { a.time.Store(math.MinInt64) }
 
 // dir is a directory being walked.
 type dir struct {
@@ -216,9 +267,10 @@ type dir struct {
 	d      bulk.Dir
 	node   *Node // nil when not reported
 
-	blocks, bytes, inodes atomic.Int64 // subtree totals so far
-	pending               atomic.Int32 // own reading + unfinished subdirectories
-	fdRefs                atomic.Int32 // subdirectories not yet opened
+	sub     atomicTotals // the subtree so far
+	own     atomicTotals // the directory and its files
+	pending atomic.Int32 // own reading + unfinished subdirectories
+	fdRefs  atomic.Int32 // subdirectories not yet opened
 
 	mu      sync.Mutex
 	subdirs []*dir
@@ -231,14 +283,15 @@ func (d *dir) path() string {
 	return Join(d.parent.path(), d.name)
 }
 
-func (d *dir) addTotals(t Totals) {
-	d.blocks.Add(t.Blocks)
-	d.bytes.Add(t.Bytes)
-	d.inodes.Add(t.Inodes)
-}
-
-func (d *dir) totals() Totals {
-	return Totals{Blocks: d.blocks.Load(), Bytes: d.bytes.Load(), Inodes: d.inodes.Load()}
+func newDir(parent *dir, name string, depth int, rec *bulk.Record) *dir {
+	d := &dir{parent: parent, name: name, depth: depth, dev: rec.Dev}
+	d.sub.init()
+	d.own.init()
+	t := entryTotals(rec)
+	d.sub.add(t)
+	d.own.add(t)
+	d.pending.Store(1)
+	return d
 }
 
 // releaseFd drops one subdirectory's claim on d's descriptor.
@@ -261,9 +314,17 @@ type run struct {
 // operand could not be examined or had been counted already (HashAll).
 // Errors of entries go to OnError; the returned error is only ctx's.
 func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
-	rec, err := bulk.Lstat(unix.AT_FDCWD, path, w.opts.FollowOperands)
+	if w.opts.Exclude != nil && w.opts.Exclude(path) {
+		return nil, ctx.Err()
+	}
+	follow := w.opts.FollowOperands || w.opts.FollowAll
+	lmode := w.opts.Time
+	if follow {
+		lmode |= bulk.Follow
+	}
+	rec, err := bulk.Lstat(unix.AT_FDCWD, path, lmode)
 	if err != nil {
-		w.fail("access", path, err)
+		w.fail("access", path, danglingErr(unix.AT_FDCWD, path, follow, err))
 		return nil, ctx.Err()
 	}
 	if w.opts.HashAll && !w.opts.CountLinks {
@@ -277,7 +338,8 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 		return nil, ctx.Err()
 	}
 	if rec.Type != bulk.Directory {
-		n := &Node{Name: path, Totals: entryTotals(&rec)}
+		t := entryTotals(&rec)
+		n := &Node{Name: path, Totals: t, Own: t}
 		w.emit(path, n)
 		return n, ctx.Err()
 	}
@@ -291,19 +353,25 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	if w.opts.OneFileSystem && bulk.MountPointsShowCovered {
 		r.mode |= bulk.DirStat
 	}
-	root := &dir{name: path, dev: rec.Dev, node: &Node{Name: path, IsDir: true}}
-	root.addTotals(entryTotals(&rec))
-	root.pending.Store(1)
+	if w.opts.FollowAll {
+		r.mode |= bulk.Follow
+	}
+	if w.opts.Exclude != nil {
+		r.mode &^= bulk.Fold // every name must be matched
+	}
+	r.mode |= w.opts.Time
+	root := newDir(nil, path, 0, &rec)
+	root.node = &Node{Name: path, IsDir: true}
 	root.fdRefs.Store(1)
 
 	flags := unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC | unix.O_NOCTTY | unix.O_NONBLOCK
-	if !w.opts.FollowOperands {
+	if !follow {
 		flags |= unix.O_NOFOLLOW
 	}
 	fd, err := unix.Open(path, flags, 0)
 	if err != nil {
 		w.fail("read directory", path, err)
-		root.node.Totals = root.totals()
+		root.node.Totals, root.node.Own = root.sub.load(), root.own.load()
 		w.emit(path, root.node)
 		return root.node, ctx.Err()
 	}
@@ -354,9 +422,8 @@ func (r *run) visit(rd *bulk.Reader, d *dir, fd int) {
 		// A mount point whose record showed the covered directory (macOS):
 		// with -x it is skipped, its own size included.
 		d.d.Close()
-		d.blocks.Store(0)
-		d.bytes.Store(0)
-		d.inodes.Store(0)
+		d.sub = atomicTotals{}
+		d.sub.init()
 		d.node = nil
 		r.finish(d)
 		return
@@ -430,15 +497,26 @@ func (r *run) readRest(rd *bulk.Reader, d *dir) error {
 // take adds one batch of d's entries: folded sums and files to d's totals,
 // subdirectories to d's list. Several workers may take batches of one d.
 func (r *run) take(d *dir, b *bulk.Batch) {
-	own := Totals{Blocks: b.Folded.Blocks, Bytes: b.Folded.Size, Inodes: int64(b.Folded.Count)}
+	own := Totals{Blocks: b.Folded.Blocks, Bytes: b.Folded.Size, Inodes: int64(b.Folded.Count), Time: math.MinInt64}
+	if b.Folded.Count > 0 && r.mode&(bulk.ATime|bulk.MTime|bulk.CTime) != 0 {
+		own.Time = b.Folded.TMaxSec*1e9 + b.Folded.TMaxNsec
+	}
 	opts := &r.w.opts
 	childDepth := d.depth + 1
 	var subdirs []*dir
 	var files []*Node
+	var dpath string
+	if opts.Exclude != nil && len(b.Records) > 0 {
+		dpath = d.path()
+	}
 	for i := range b.Records {
 		rec := &b.Records[i]
+		if opts.Exclude != nil && opts.Exclude(Join(dpath, string(b.Name(rec)))) {
+			continue
+		}
 		if rec.Errno != 0 {
-			r.w.fail("access", Join(d.path(), string(b.Name(rec))), rec.Err())
+			r.w.fail("access", Join(d.path(), string(b.Name(rec))),
+				danglingErr(d.d.Fd(), string(b.Name(rec)), r.mode&bulk.Follow != 0, rec.Err()))
 			continue
 		}
 		if opts.OneFileSystem && rec.Dev != r.rootDev {
@@ -455,9 +533,7 @@ func (r *run) take(d *dir, b *bulk.Batch) {
 		}
 		t := entryTotals(rec)
 		if rec.Type == bulk.Directory {
-			c := &dir{parent: d, name: string(b.Name(rec)), depth: childDepth, dev: rec.Dev}
-			c.addTotals(t)
-			c.pending.Store(1)
+			c := newDir(d, string(b.Name(rec)), childDepth, rec)
 			if r.reported(childDepth) {
 				c.node = &Node{Name: c.name, IsDir: true}
 			}
@@ -466,10 +542,11 @@ func (r *run) take(d *dir, b *bulk.Batch) {
 		}
 		own.add(t)
 		if opts.ListFiles && d.node != nil && r.reported(childDepth) {
-			files = append(files, &Node{Name: string(b.Name(rec)), Totals: t})
+			files = append(files, &Node{Name: string(b.Name(rec)), Totals: t, Own: t})
 		}
 	}
-	d.addTotals(own)
+	d.sub.add(own)
+	d.own.add(own)
 	if len(subdirs) == 0 && len(files) == 0 {
 		return
 	}
@@ -490,9 +567,9 @@ func (r *run) take(d *dir, b *bulk.Batch) {
 // passes its totals to its parent.
 func (r *run) finish(d *dir) {
 	for d != nil && d.pending.Add(-1) == 0 {
-		t := d.totals()
+		t := d.sub.load()
 		if d.node != nil {
-			d.node.Totals = t
+			d.node.Totals, d.node.Own = t, d.own.load()
 			sort.Slice(d.node.Children, func(i, j int) bool {
 				return d.node.Children[i].Name < d.node.Children[j].Name
 			})
@@ -504,7 +581,7 @@ func (r *run) finish(d *dir) {
 		if p == nil {
 			return
 		}
-		p.addTotals(t)
+		p.sub.add(t)
 		if d.node != nil && p.node != nil {
 			p.mu.Lock()
 			p.node.Children = append(p.node.Children, d.node)
@@ -512,4 +589,17 @@ func (r *run) finish(d *dir) {
 		}
 		d = p
 	}
+}
+
+// danglingErr is the error to report for an entry that could not be
+// examined: following symlinks, a symlink whose target is missing is
+// reported as du reports it, without a system error (nil).
+func danglingErr(dirfd int, name string, follow bool, err error) error {
+	if !follow || err != unix.ENOENT {
+		return err
+	}
+	if _, lerr := bulk.Lstat(dirfd, name, 0); lerr == nil {
+		return nil
+	}
+	return err
 }
