@@ -132,11 +132,13 @@ func (c *ctl) sum() Sum {
 	return Sum{Blocks: c.sumBlocks, Size: c.sumSize, Count: c.sumCount, TMaxSec: c.tmaxSec, TMaxNsec: c.tmaxNsec}
 }
 
-// Dir is one directory being read. The zero Dir is not usable: call Open.
+// Dir is one directory being read. The zero Dir holds no descriptor (Fd
+// is -1, Close does nothing); call Open or OpenFd to use it.
 type Dir struct {
 	c      ctl
 	parent int
 	name   string
+	inUse  bool // Open or OpenFd was called: c is valid
 }
 
 // Open prepares d to read the directory name relative to the directory fd
@@ -147,6 +149,7 @@ func (d *Dir) Open(parent int, name string, mode Mode, foldDev uint64) {
 	d.c = ctl{fd: -1, flags: uint32(mode), foldDev: foldDev}
 	d.parent = parent
 	d.name = name
+	d.inUse = true
 }
 
 // OpenFd prepares d to read the directory already open as fd; d owns fd
@@ -155,6 +158,7 @@ func (d *Dir) OpenFd(fd int, mode Mode, foldDev uint64) {
 	d.c = ctl{fd: int32(fd), flags: uint32(mode), foldDev: foldDev}
 	d.parent = -1
 	d.name = ""
+	d.inUse = true
 }
 
 // SetMode changes what the next Reads of d return.
@@ -162,7 +166,12 @@ func (d *Dir) SetMode(mode Mode) { d.c.flags = uint32(mode) }
 
 // Fd is the directory's open file descriptor, or -1 before the first Read
 // and after a failed open. Open children relative to it.
-func (d *Dir) Fd() int { return int(d.c.fd) }
+func (d *Dir) Fd() int {
+	if !d.inUse {
+		return -1
+	}
+	return int(d.c.fd)
+}
 
 // Dev is the opened directory's st_dev, known only with DirStat.
 func (d *Dir) Dev() uint64 { return d.c.dirDev }
@@ -170,7 +179,7 @@ func (d *Dir) Dev() uint64 { return d.c.dirDev }
 // Close closes the directory's fd, if open, and releases what the core
 // holds for it.
 func (d *Dir) Close() error {
-	if d.c.fd < 0 && d.c.aux == 0 {
+	if !d.inUse || d.c.fd < 0 && d.c.aux == 0 {
 		return nil
 	}
 	return coreClose(&d.c)

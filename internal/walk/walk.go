@@ -256,7 +256,12 @@ func (a *atomicTotals) load() Totals {
 	return Totals{Blocks: a.blocks.Load(), Bytes: a.bytes.Load(), Inodes: a.inodes.Load(), Time: a.time.Load()}
 }
 
-func (a *atomicTotals) init() { a.time.Store(math.MinInt64) }
+func (a *atomicTotals) init() {
+	a.blocks.Store(0)
+	a.bytes.Store(0)
+	a.inodes.Store(0)
+	a.time.Store(math.MinInt64)
+}
 
 // dir is a directory being walked.
 type dir struct {
@@ -271,6 +276,11 @@ type dir struct {
 	own     atomicTotals // the directory and its files
 	pending atomic.Int32 // own reading + unfinished subdirectories
 	fdRefs  atomic.Int32 // subdirectories not yet opened
+
+	// fdMu guards d.d's descriptor once d is read: it may be shed (closed
+	// to free descriptors, see run.shed) and reopened on demand.
+	fdMu  sync.Mutex
+	users int // subdirectories being opened relative to it right now
 
 	mu      sync.Mutex
 	subdirs []*dir
@@ -294,12 +304,103 @@ func newDir(parent *dir, name string, depth int, rec *bulk.Record) *dir {
 	return d
 }
 
-// releaseFd drops one subdirectory's claim on d's descriptor.
-func (d *dir) releaseFd() {
+// releaseFd drops one subdirectory's claim on d's descriptor; the last
+// closes it.
+func (r *run) releaseFd(d *dir) {
 	if d != nil && d.fdRefs.Add(-1) == 0 {
+		d.fdMu.Lock()
 		d.d.Close()
+		d.fdMu.Unlock()
+		r.holdMu.Lock()
+		delete(r.holding, d)
+		r.holdMu.Unlock()
 	}
 }
+
+// useFd returns d's descriptor for opening a subdirectory relative to it,
+// reopening d if its descriptor was shed. Call doneFd after.
+func (r *run) useFd(d *dir) (int, error) {
+	d.fdMu.Lock()
+	defer d.fdMu.Unlock()
+	if d.d.Fd() < 0 {
+		fd, err := r.reopen(d)
+		if err != nil {
+			return -1, err
+		}
+		d.d.OpenFd(fd, r.mode, d.dev)
+	}
+	d.users++
+	return d.d.Fd(), nil
+}
+
+// reopen opens d anew, from its nearest ancestor that holds a descriptor
+// (or its operand's path), closing the descriptors it opens on the way at
+// once: a shed chain costs two descriptors at a time to cross, not one
+// per level. The caller holds d.fdMu; locks are taken child to parent.
+func (r *run) reopen(d *dir) (int, error) {
+	flags := unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC | unix.O_NOCTTY | unix.O_NONBLOCK
+	if d.parent == nil {
+		if !r.follow {
+			flags |= unix.O_NOFOLLOW
+		}
+		return unix.Open(d.name, flags, 0)
+	}
+	if r.mode&bulk.Follow == 0 {
+		flags |= unix.O_NOFOLLOW
+	}
+	p := d.parent
+	p.fdMu.Lock()
+	if pfd := p.d.Fd(); pfd >= 0 {
+		fd, err := unix.Openat(pfd, d.name, flags, 0)
+		p.fdMu.Unlock()
+		return fd, err
+	}
+	p.fdMu.Unlock()
+	pfd, err := r.reopen(p)
+	if err != nil {
+		return -1, err
+	}
+	fd, err := unix.Openat(pfd, d.name, flags, 0)
+	unix.Close(pfd)
+	return fd, err
+}
+
+func (r *run) doneFd(d *dir) {
+	d.fdMu.Lock()
+	d.users--
+	d.fdMu.Unlock()
+}
+
+// shed closes the descriptors of directories that are only waiting to
+// open more subdirectories (they are reopened on demand), when the process
+// has run out of descriptors. It returns how many it closed.
+func (r *run) shed() int {
+	r.holdMu.Lock()
+	defer r.holdMu.Unlock()
+	n := 0
+	for d := range r.holding {
+		if d.fdMu.TryLock() {
+			if d.users == 0 && d.d.Fd() >= 0 {
+				d.d.Close()
+				n++
+			}
+			d.fdMu.Unlock()
+		}
+	}
+	return n
+}
+
+// pause waits a millisecond for other workers to close descriptors. Not
+// time.Sleep: the runtime's first timer needs a descriptor of its own
+// (epoll), and there is none to be had.
+func pause() {
+	ts := unix.Timespec{Nsec: 1e6}
+	unix.Nanosleep(&ts, nil)
+}
+
+// tooManyFiles reports whether err means the process or system is out of
+// descriptors.
+func tooManyFiles(err error) bool { return err == unix.EMFILE || err == unix.ENFILE }
 
 // run is the state of one Walk call.
 type run struct {
@@ -308,6 +409,10 @@ type run struct {
 	g       *errgroup.Group
 	rootDev uint64
 	mode    bulk.Mode
+	follow  bool // the operand is followed if a symlink
+
+	holdMu  sync.Mutex
+	holding map[*dir]struct{} // read directories whose descriptors wait for subdirectories
 }
 
 // Walk walks the tree at path and returns its root Node, or nil when the
@@ -346,7 +451,7 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(w.opts.Jobs)
-	r := &run{w: w, ctx: gctx, g: g, rootDev: rec.Dev}
+	r := &run{w: w, ctx: gctx, g: g, rootDev: rec.Dev, follow: follow, holding: map[*dir]struct{}{}}
 	if !w.opts.ListFiles && !w.checkAll.Load() {
 		r.mode = bulk.Fold
 	}
@@ -369,6 +474,10 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 		flags |= unix.O_NOFOLLOW
 	}
 	fd, err := unix.Open(path, flags, 0)
+	for try := 0; tooManyFiles(err) && try < 1000; try++ {
+		pause() // other operands' walks are over; the caller may hold some
+		fd, err = unix.Open(path, flags, 0)
+	}
 	if err != nil {
 		w.fail("read directory", path, err)
 		root.node.Totals, root.node.Own = root.sub.load(), root.own.load()
@@ -408,21 +517,38 @@ func (r *run) visit(rd *bulk.Reader, d *dir, fd int) {
 		if d.parent == nil {
 			unix.Close(fd)
 		}
-		d.parent.releaseFd()
+		r.releaseFd(d.parent)
 		return
 	}
+	var b bulk.Batch
+	var err error
 	if d.parent == nil {
 		d.d.OpenFd(fd, r.mode, d.dev)
+		b, err = rd.Read(&d.d)
 	} else {
-		d.d.Open(d.parent.d.Fd(), d.name, r.mode, d.dev)
+		// Out of descriptors, shed those of directories that only wait
+		// to open subdirectories, or wait for other workers to close
+		// theirs, and try again.
+		for try := 0; ; try++ {
+			var pfd int
+			if pfd, err = r.useFd(d.parent); err == nil {
+				d.d.Open(pfd, d.name, r.mode, d.dev)
+				b, err = rd.Read(&d.d)
+				r.doneFd(d.parent)
+			}
+			if !tooManyFiles(err) || d.d.Fd() >= 0 || try == 1000 {
+				break
+			}
+			if r.shed() == 0 {
+				pause()
+			}
+		}
 	}
-	b, err := rd.Read(&d.d)
-	d.parent.releaseFd()
+	r.releaseFd(d.parent)
 	if r.mode&bulk.DirStat != 0 && err == nil && d.parent != nil && d.d.Dev() != r.rootDev {
 		// A mount point whose record showed the covered directory (macOS):
 		// with -x it is skipped, its own size included.
 		d.d.Close()
-		d.sub = atomicTotals{}
 		d.sub.init()
 		d.node = nil
 		r.finish(d)
@@ -440,7 +566,12 @@ func (r *run) visit(rd *bulk.Reader, d *dir, fd int) {
 	d.subdirs = nil
 	d.pending.Add(int32(len(subdirs)))
 	d.fdRefs.Store(int32(len(subdirs)) + 1)
-	d.releaseFd() // our own claim: closes now if there are no subdirectories
+	if len(subdirs) > 0 {
+		r.holdMu.Lock()
+		r.holding[d] = struct{}{}
+		r.holdMu.Unlock()
+	}
+	r.releaseFd(d) // our own claim: closes now if there are no subdirectories
 	for _, c := range subdirs {
 		c := c
 		if !r.g.TryGo(func() error {
