@@ -120,7 +120,7 @@ kernel allows and walking subdirectories in parallel.`,
 				if !ok {
 					return &usageError{"invalid argument " + du.QuoteWord(timeStyle) + " for " + du.QuoteWord("time style") +
 						"\nValid arguments are:\n  - " + du.QuoteWord("full-iso") + "\n  - " + du.QuoteWord("long-iso") +
-						"\n  - " + du.QuoteWord("iso") + "\n  - [posix-]full-iso\n  - [posix-]long-iso\n  - [posix-]iso\n  - +FORMAT (e.g., +%H:%M) for a 'date'-style format"}
+						"\n  - " + du.QuoteWord("iso")}
 				}
 				o.TimeFormat = f
 			}
@@ -130,7 +130,7 @@ kernel allows and walking subdirectories in parallel.`,
 			for _, file := range excludeFrom {
 				b, err := os.ReadFile(file)
 				if err != nil {
-					return &fatalError{du.Quote(file) + ": " + du.ErrorText(err)}
+					return &usageError{du.QuoteFileName(file) + ": " + du.ErrorText(err)}
 				}
 				for _, line := range strings.Split(string(b), "\n") {
 					if line != "" {

@@ -10,8 +10,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"os"
+	"strings"
 	"syscall"
 	"time"
 
@@ -241,7 +241,7 @@ func (o *Options) readFiles0(stderr io.Writer) (ops []string, invalid map[int]st
 	for i, n := range ops {
 		switch {
 		case n == "":
-			invalid[i] = fmt.Sprintf("%s:%d: invalid zero-length file name", quoteFileName(o.Files0From), i+1)
+			invalid[i] = fmt.Sprintf("%s:%d: invalid zero-length file name", QuoteFileName(o.Files0From), i+1)
 		case o.Files0From == "-" && n == "-":
 			invalid[i] = "when reading file names from stdin, no file name of " + Quote(n) + " allowed"
 		}
@@ -249,9 +249,9 @@ func (o *Options) readFiles0(stderr io.Writer) (ops []string, invalid map[int]st
 	return ops, invalid, true
 }
 
-// quoteFileName quotes a name only where the shell would need it (du's
+// QuoteFileName quotes a name only where the shell would need it (du's
 // quotef).
-func quoteFileName(s string) string {
+func QuoteFileName(s string) string {
 	q := Quote(s)
 	if q == "'"+s+"'" && !strings.ContainsAny(s, " \t\n'\"\\$`*?[]#~=%|&;<>(){}!") {
 		return s

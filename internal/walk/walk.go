@@ -23,8 +23,8 @@ package walk
 
 import (
 	"context"
-	"runtime"
 	"math"
+	"runtime"
 	"sort"
 	"sync"
 	"sync/atomic"

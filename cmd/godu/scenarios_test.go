@@ -1,0 +1,278 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/godu-sh/godu/internal/testtree"
+)
+
+// Scenarios after coreutils' tests/du, each compared with the local GNU du.
+
+func TestOptionScenarios(t *testing.T) {
+	root := t.TempDir()
+	testtree.Build(t, root, map[string]string{
+		"ex/a/f.txt":    "file:3000",
+		"ex/a/b/g.txt":  "file:9000",
+		"ex/a/b/k.dat":  "file:100",
+		"ex/c/h.log":    "file:5000",
+		"ex/c/lf":       "symlink:../a/f.txt",
+		"ex/c/dang":     "symlink:nowhere",
+		"ex/c/la":       "symlink:../b-target",
+		"ex/b-target/":  "/",
+		"ex/b-target/t": "file:7000",
+		"ex/d/e/f/g/":   "/",
+		"patterns":      "file:0",
+	})
+	os.WriteFile(filepath.Join(root, "patterns"), []byte("*.log\nk.dat\n"), 0o644)
+	old := time.Date(2020, 1, 2, 3, 4, 5, 123456789, time.UTC)
+	filepath.Walk(filepath.Join(root, "ex"), func(p string, _ os.FileInfo, _ error) error {
+		os.Chtimes(p, old, old) // fixed times, so --time figures are stable
+		return nil
+	})
+	cases := [][]string{
+		// exclude
+		{"-a", "--exclude=*.txt", "ex"}, {"-a", "--exclude=ex", "ex"}, {"-a", "--exclude=a", "ex"},
+		{"-a", "--exclude=ex/a/b", "ex"}, {"-a", "--exclude=*a/b*", "ex"}, {"-a", "-X", "patterns", "ex"},
+		{"-a", "--exclude=[ab]", "ex"}, {"-a", "--exclude=?.*", "ex"}, {"-s", "-X", "missing-file", "ex"},
+		// separate dirs, thresholds, inodes
+		{"-S", "ex"}, {"-S", "-c", "ex"}, {"-Sa", "ex"}, {"-t", "8K", "ex"}, {"-t", "-8K", "ex"},
+		{"-a", "-t", "-1", "ex"}, {"--inodes", "ex"}, {"--inodes", "-S", "ex"},
+		// time
+		{"--time", "ex"}, {"--time", "--time-style=full-iso", "ex"}, {"--time", "--time-style=iso", "-a", "ex"},
+		{"--time", "--time-style=+%Y/%m/%d %H.%M.%S", "ex"}, {"--time=ctime", "-s", "ex/d"}, {"--time=foo", "ex"},
+		{"--time", "--time-style=bogus", "ex"},
+		// symlinks: -P default, -H/-D operand, -L all
+		{"-s", "ex/c/la"}, {"-s", "-H", "ex/c/la"}, {"-s", "-D", "ex/c/la"}, {"-s", "-L", "ex/c"},
+		{"-s", "-L", "ex/c/dang"}, {"-s", "-H", "ex/c/dang"}, {"-L", "-s", "ex"},
+		// block sizes through the environment
+		{"-s", "ex"}, {"-sk", "ex"},
+		// trailing slashes
+		{"-s", "ex/"}, {"-s", "ex//"}, {"-a", "ex/a//"},
+	}
+	for _, c := range cases {
+		compare(t, root, c[:len(c)-1], c[len(c)-1:])
+	}
+	// The environment's unit, as du reads it.
+	for _, env := range []string{"DU_BLOCK_SIZE=1M", "BLOCK_SIZE=human-readable", "BLOCKSIZE=512", "POSIXLY_CORRECT=1", "DU_BLOCK_SIZE='1"} {
+		w := runEnv(t, root, env, "du", "-s", "ex")
+		g := runEnv(t, root, env, godu, "-s", "ex")
+		if w != g {
+			t.Errorf("%s: godu %q, du %q", env, g, w)
+		}
+	}
+}
+
+func runEnv(t *testing.T, dir, env, name string, args ...string) string {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "LC_ALL=C", "GORACE=atexit_sleep_ms=0", env)
+	out, _ := cmd.CombinedOutput()
+	return strings.ReplaceAll(string(out), "godu", "du")
+}
+
+func TestFiles0From(t *testing.T) {
+	root := richTree(t)
+	os.WriteFile(filepath.Join(root, "list"), []byte("t/files\x00t/nested\x00\x00t/files\x00u\x00"), 0o644)
+	for _, args := range [][]string{
+		{"--files0-from=list", "-s"}, {"--files0-from=list", "-c"}, {"--files0-from=list", "t"},
+		{"--files0-from=missing"}, {"--files0-from=/dev/null"},
+	} {
+		compare(t, root, args, nil)
+	}
+	// From standard input.
+	for _, in := range []string{"t/files\x00u\x00", "t\x00-\x00"} {
+		var outs [2]string
+		for i, name := range []string{"du", godu} {
+			cmd := exec.Command(name, "--files0-from=-", "-s")
+			cmd.Dir = root
+			cmd.Stdin = strings.NewReader(in)
+			cmd.Env = append(os.Environ(), "LC_ALL=C", "GORACE=atexit_sleep_ms=0")
+			out, _ := cmd.CombinedOutput()
+			outs[i] = strings.ReplaceAll(string(out), "godu", "du")
+		}
+		if outs[0] != outs[1] {
+			t.Errorf("--files0-from=- with %q: godu %q, du %q", in, outs[1], outs[0])
+		}
+	}
+}
+
+// TestDescriptorExhaustion runs godu with 32 descriptors on a tree that
+// needs many more at once walked naively: thousands of nested directories.
+func TestDescriptorExhaustion(t *testing.T) {
+	root := t.TempDir()
+	var mk func(dir string, depth int)
+	mk = func(dir string, depth int) {
+		os.MkdirAll(dir, 0o755)
+		os.WriteFile(filepath.Join(dir, "f"), make([]byte, 100), 0o644)
+		if depth == 0 {
+			return
+		}
+		for _, c := range []string{"a", "b"} {
+			mk(filepath.Join(dir, c), depth-1)
+		}
+	}
+	mk(filepath.Join(root, "tree"), 10) // 2,047 directories, 11 levels
+	testtree.DeepChain(t, filepath.Join(root, "tree"), 1500, "chain")
+	want := testtree.Run(t, root, nil, "du", "-s", "tree")
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"-s", "tree"}, {"-s", "-j", "16", "tree"}} {
+		// The child inherits the limit this process sets for itself.
+		low := lim
+		low.Cur = 32
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low); err != nil {
+			t.Fatal(err)
+		}
+		got := testtree.Run(t, root, nil, godu, args...)
+		syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
+		if got.Stdout != want.Stdout || got.Code != 0 || got.Stderr != "" {
+			t.Errorf("godu %q with 32 descriptors: %+v, du says %q", args, got, want.Stdout)
+		}
+	}
+}
+
+// TestMutation walks a tree that another process keeps changing: no
+// crash, no hang, du-style messages only, exit status 0 or 1.
+func TestMutation(t *testing.T) {
+	root := t.TempDir()
+	for i := 0; i < 40; i++ {
+		testtree.Build(t, root, map[string]string{fmt.Sprintf("m/d%d/sub/f", i): "file:1000"})
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			d := filepath.Join(root, "m", fmt.Sprintf("d%d", i%40))
+			os.RemoveAll(d)
+			os.MkdirAll(filepath.Join(d, "sub"), 0o755)
+			os.WriteFile(filepath.Join(d, "sub", "f"), make([]byte, 1000), 0o644)
+			os.Rename(filepath.Join(root, "m", fmt.Sprintf("d%d", (i+7)%40)), filepath.Join(root, "m", fmt.Sprintf("x%d", i)))
+			os.Rename(filepath.Join(root, "m", fmt.Sprintf("x%d", i)), filepath.Join(root, "m", fmt.Sprintf("d%d", (i+7)%40)))
+		}
+	}()
+	deadline := time.Now().Add(2 * time.Second)
+	runs := 0
+	for time.Now().Before(deadline) {
+		res := testtree.Run(t, root, nil, godu, "-a", "m")
+		runs++
+		if res.Code != 0 && res.Code != 1 {
+			t.Fatalf("exit status %d: %s", res.Code, res.Stderr)
+		}
+		for _, l := range strings.Split(strings.TrimSpace(res.Stderr), "\n") {
+			if l != "" && !strings.HasPrefix(l, "godu: cannot read directory '") && !strings.HasPrefix(l, "godu: cannot access '") {
+				t.Fatalf("unexpected message %q", l)
+			}
+		}
+	}
+	close(stop)
+	<-done
+	t.Logf("%d walks of a changing tree", runs)
+}
+
+// TestInterrupt: SIGINT during a long walk ends godu at once, killed by
+// the signal, as du is.
+func TestInterrupt(t *testing.T) {
+	root := t.TempDir()
+	testtree.DeepChain(t, root, 3000, "d")
+	cmd := exec.Command(godu, "-a", "-j", "1", ".")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	if time.Since(start) > 2*time.Second {
+		t.Errorf("took %v to stop", time.Since(start))
+	}
+	ee, ok := err.(*exec.ExitError)
+	if !ok {
+		t.Skipf("finished before the signal: %v", err)
+	}
+	if ws := ee.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != syscall.SIGINT {
+		t.Errorf("status %v, want killed by SIGINT", ws)
+	}
+}
+
+// TestOneFileSystem mounts a tmpfs inside the tree in a private mount
+// namespace and compares -x (and its absence) with du.
+func TestOneFileSystem(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("mounting needs root")
+	}
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("unshare is not installed")
+	}
+	root := t.TempDir()
+	testtree.Build(t, root, map[string]string{"x/f": "file:5000", "x/mnt/": "/", "x/other/g": "file:3000"})
+	script := `set -e
+mount -t tmpfs -o size=4m tmpfs x/mnt
+head -c 100000 /dev/zero > x/mnt/big
+mkdir x/mnt/sub
+for args in "-s x" "-sx x" "-ax x" "-a x" "-sx x/mnt" "-d1 -x x"; do
+  echo "== $args"; du $args 2>&1 | sort; echo "-- godu"; "$GODU" $args 2>&1 | sed 's/^godu/du/' | sort
+done`
+	cmd := exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c", script)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GODU="+godu, "LC_ALL=C", "GORACE=atexit_sleep_ms=0")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Skipf("the kernel refused a private mount namespace: %v: %s", err, out)
+	}
+	blocks := strings.Split(string(out), "== ")[1:]
+	if len(blocks) != 6 {
+		t.Fatalf("ran %d of 6 comparisons: %s", len(blocks), out)
+	}
+	for _, block := range blocks {
+		want, got, _ := strings.Cut(block, "-- godu\n")
+		args, want, _ := strings.Cut(want, "\n")
+		if want != got {
+			t.Errorf("%s: godu\n%s\ndu\n%s", args, got, want)
+		}
+	}
+}
+
+// TestSpecialFileSystems walks /proc/self and /sys/kernel: entries vanish
+// and some refuse to be read; godu must finish with du's exit status.
+func TestSpecialFileSystems(t *testing.T) {
+	for _, p := range []string{"/proc/self/fd", "/sys/kernel/mm", "/proc/sys/kernel"} {
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		w := testtree.Run(t, "/", nil, "du", "-s", p)
+		g := testtree.Run(t, "/", nil, godu, "-s", p)
+		if g.Code != w.Code && !strings.HasPrefix(p, "/proc/self") {
+			t.Errorf("%s: exit %d (%s), du %d (%s)", p, g.Code, g.Stderr, w.Code, w.Stderr)
+		}
+		if g.Code > 1 || strings.Contains(g.Stderr, "panic") {
+			t.Errorf("%s: %+v", p, g)
+		}
+	}
+}
+
+func TestSparse8GB(t *testing.T) {
+	root := t.TempDir()
+	if err := testtree.Sparse(filepath.Join(root, "big"), 8<<30); err != nil {
+		t.Skip(err)
+	}
+	for _, args := range [][]string{{"-s"}, {"-sb"}, {"-sh"}, {"--apparent-size", "-sh"}, {"-sk"}} {
+		compare(t, root, args, []string{"big"})
+	}
+}
