@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/cobra/doc"
 	"github.com/spf13/pflag"
 
 	"github.com/godu-sh/godu/internal/bulk"
@@ -45,14 +46,18 @@ func (f *blockFlag) Type() string {
 }
 func (f *blockFlag) Set(s string) error { return f.apply(f.o, s) }
 
+// stderrFd is the descriptor whose terminal decides the progress line.
+var stderrFd = 2
+
 func newCommand(stdout, stderr io.Writer, status *int) *cobra.Command {
 	o := du.Options{MaxDepth: -1, Prog: prog}
+	var progressMode func() int
 	var (
 		summarize, help, showVersion bool
 		maxDepth, threshold          string
 		derefArgs, derefAll, noDeref bool
 		apparent                     bool
-		timeWord, timeStyle          string
+		timeWord, timeStyle, manDir  string
 		excludes, excludeFrom        []string
 	)
 	cmd := &cobra.Command{
@@ -68,6 +73,9 @@ kernel allows and walking subdirectories in parallel.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if help {
 				return cmd.Help()
+			}
+			if manDir != "" {
+				return doc.GenManTree(cmd, &doc.GenManHeader{Title: "GODU", Section: "1", Source: "godu " + version}, manDir)
 			}
 			if showVersion {
 				fmt.Fprintf(stdout, "%s %s (%s build)\n", prog, version, bulk.Variant)
@@ -145,6 +153,8 @@ kernel allows and walking subdirectories in parallel.`,
 				o.Deref = du.DerefArgs
 			}
 			_ = noDeref
+			o.Progress = progressMode()
+			o.StderrFd = stderrFd
 			*status = du.Run(context.Background(), o, args, stdout, stderr)
 			return nil
 		},
@@ -210,10 +220,28 @@ kernel allows and walking subdirectories in parallel.`,
 	f.StringVar(&timeStyle, "time-style", "", "show times using STYLE: full-iso, long-iso, iso, +FORMAT (default: long-iso)")
 	f.StringArrayVar(&excludes, "exclude", nil, "exclude files that match PATTERN")
 	f.StringArrayVarP(&excludeFrom, "exclude-from", "X", nil, "exclude files that match any pattern in FILE")
+	f.BoolVar(&o.JSON, "json", false, "godu: print one JSON document (see README) instead of lines")
+	f.BoolVar(&o.Stats, "stats", false, "godu: print counts, errors, time and rate on stderr at the end")
+	var progress, noProgress bool
+	f.BoolVar(&progress, "progress", false, "godu: show a progress line on stderr even when it is not a terminal")
+	f.BoolVar(&noProgress, "no-progress", false, "godu: never show the progress line (default: shown on a terminal after half a second)")
+	progressMode = func() int {
+		switch {
+		case noProgress:
+			return -1
+		case progress:
+			return 1
+		}
+		return 0
+	}
 	f.StringVar(&o.Files0From, "files0-from", "", "summarize device usage of the NUL-terminated file names specified in file F; if F is -, then read names from standard input")
 	f.IntVarP(&o.Jobs, "jobs", "j", 0, fmt.Sprintf("walk with at most N workers (default: %d)", walk.DefaultJobs()))
 	f.Lookup("H").Hidden = true
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
+	f.StringVar(&manDir, "generate-man", "", "write the man page to DIR")
+	f.Lookup("generate-man").Hidden = true
+	cmd.AddCommand(completionCommand(stdout))
+	cmd.CompletionOptions.DisableDefaultCmd = true
 	return cmd
 }
 
@@ -372,4 +400,29 @@ func timeMode(word string) (bulk.Mode, bool) {
 		}
 	}
 	return found, found != 0
+}
+
+// completionCommand is "godu completion SHELL": a completion script from
+// cobra. (A directory named "completion" must be given as ./completion.)
+func completionCommand(stdout io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:       "completion bash|zsh|fish|powershell",
+		Short:     "Print a shell completion script for godu",
+		Args:      cobra.ExactArgs(1),
+		ValidArgs: []string{"bash", "zsh", "fish", "powershell"},
+		RunE: func(c *cobra.Command, args []string) error {
+			root := c.Root()
+			switch args[0] {
+			case "bash":
+				return root.GenBashCompletionV2(stdout, true)
+			case "zsh":
+				return root.GenZshCompletion(stdout)
+			case "fish":
+				return root.GenFishCompletion(stdout, true)
+			case "powershell":
+				return root.GenPowerShellCompletionWithDesc(stdout)
+			}
+			return &usageError{"unknown shell " + du.QuoteWord(args[0]) + " (bash, zsh, fish, powershell)"}
+		},
+	}
 }

@@ -52,7 +52,13 @@ type Options struct {
 	// "-" for standard input.
 	Files0From string
 	Stdin      io.Reader
-	Prog       string
+	JSON       bool // --json: one JSON document instead of lines
+	Stats      bool // --stats: a summary on stderr at the end
+	// Progress shows a status line on stderr while walking: > 0 always,
+	// < 0 never, 0 when stderr is a terminal (StderrFd).
+	Progress int
+	StderrFd int
+	Prog     string
 }
 
 // Run prints du's output for operands (none means ".") on stdout and its
@@ -79,6 +85,9 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 		o.Block.Size = 1
 	}
 	out := bufio.NewWriterSize(stdout, 64<<10)
+	var doc jsonDoc
+	var prog *progress
+	started := time.Now()
 	var exclude func(string) bool
 	if !o.Exclude.Empty() {
 		exclude = o.Exclude.Match
@@ -95,7 +104,17 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 		MaxDepth:       o.MaxDepth,
 		FollowOperands: o.Deref != DerefNone,
 		OnError: func(e *walk.Error) {
+			if o.JSON {
+				je := jsonError{Op: e.Op}
+				je.Path, je.PathBytes = jsonPath(e.Path)
+				if e.Err != nil {
+					je.Error = ErrorText(e.Err)
+				}
+				doc.Errors = append(doc.Errors, je)
+			}
 			out.Flush()
+			prog.clear()
+			defer prog.release()
 			if e.Err == nil {
 				fmt.Fprintf(stderr, "%s: cannot %s %s\n", o.Prog, e.Op, Quote(e.Path))
 				return
@@ -106,6 +125,12 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 	end := byte('\n')
 	if o.NullTerminate {
 		end = 0
+	}
+	if width, tty := terminalWidth(o.StderrFd); o.Progress > 0 || o.Progress == 0 && tty {
+		if width == 0 {
+			width = 80
+		}
+		prog = startProgress(stderr, width, w)
 	}
 	var total walk.Totals
 	for i, op := range operands {
@@ -121,9 +146,11 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 		op = trimSlashes(op)
 		root, err := w.Walk(ctx, op)
 		if err != nil {
+			prog.end()
 			out.Flush()
 			return 1
 		}
+		prog.clear()
 		if root == nil {
 			continue
 		}
@@ -140,11 +167,35 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 			if o.Threshold >= 0 && v < uint64(o.Threshold) || o.Threshold < 0 && v > uint64(-o.Threshold) {
 				return
 			}
+			if o.JSON {
+				doc.Entries = append(doc.Entries, o.jsonEntry(path, t, n.IsDir))
+				return
+			}
 			o.line(out, v, t.Time, path, end)
 		})
+		out.Flush()
+		prog.release()
 	}
+	prog.end()
 	if o.Total {
-		o.line(out, o.value(total), total.Time, "total", end)
+		if o.JSON {
+			e := o.jsonEntry("total", total, false)
+			e.Type = ""
+			doc.Total = &e
+		} else {
+			o.line(out, o.value(total), total.Time, "total", end)
+		}
+	}
+	if o.JSON {
+		writeJSON(out, &doc)
+	}
+	if o.Stats {
+		out.Flush()
+		jobs := o.Jobs
+		if jobs <= 0 {
+			jobs = walk.DefaultJobs()
+		}
+		printStats(stderr, o.Prog, w.Stats(), time.Since(started), jobs)
 	}
 	if err := out.Flush(); err != nil {
 		fmt.Fprintf(stderr, "%s: write error: %s\n", o.Prog, ErrorText(err))

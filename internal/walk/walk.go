@@ -170,6 +170,9 @@ type Walker struct {
 	errMu   sync.Mutex
 	nodeMu  sync.Mutex
 	nerrs   atomic.Int64
+	// Counters for Stats and Progress.
+	ndirs, nfiles, nlinks, nblocks atomic.Int64
+	current                        atomic.Pointer[dir] // a directory being read
 	// checkAll is set once a non-directory with one link entered the set
 	// (a file operand under HashAll): from then on every file must be
 	// looked up, so no file may be folded.
@@ -193,6 +196,29 @@ func New(opts Options) *Walker {
 	w.checkAll.Store(opts.FollowAll)
 	w.readers.New = func() any { return bulk.NewReader() }
 	return w
+}
+
+// Stats are a Walker's counts so far.
+type Stats struct {
+	Dirs, Files int64 // entries counted
+	LinksSkipped int64 // further links to files counted already
+	Blocks       int64 // allocated 512-byte blocks counted
+	Errors       int64
+}
+
+// Stats returns the counts so far; safe to call during a walk.
+func (w *Walker) Stats() Stats {
+	return Stats{Dirs: w.ndirs.Load(), Files: w.nfiles.Load(), LinksSkipped: w.nlinks.Load(),
+		Blocks: w.nblocks.Load(), Errors: w.nerrs.Load()}
+}
+
+// Current is the path of a directory being read now, or "" (for progress
+// displays; safe to call during a walk).
+func (w *Walker) Current() string {
+	if d := w.current.Load(); d != nil {
+		return d.path()
+	}
+	return ""
 }
 
 // Errors is the number of errors met so far.
@@ -520,6 +546,9 @@ func (r *run) visit(rd *bulk.Reader, d *dir, fd int) {
 		r.releaseFd(d.parent)
 		return
 	}
+	r.w.current.Store(d)
+	r.w.ndirs.Add(1)
+	r.w.nblocks.Add(d.own.blocks.Load())
 	var b bulk.Batch
 	var err error
 	if d.parent == nil {
@@ -660,6 +689,7 @@ func (r *run) take(d *dir, b *bulk.Batch) {
 			continue
 		}
 		if r.w.seen(rec) {
+			r.w.nlinks.Add(1)
 			continue
 		}
 		t := entryTotals(rec)
@@ -678,6 +708,8 @@ func (r *run) take(d *dir, b *bulk.Batch) {
 	}
 	d.sub.add(own)
 	d.own.add(own)
+	r.w.nfiles.Add(own.Inodes)
+	r.w.nblocks.Add(own.Blocks)
 	if len(subdirs) == 0 && len(files) == 0 {
 		return
 	}

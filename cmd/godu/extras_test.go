@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/godu-sh/godu/internal/testtree"
+)
+
+func bigTree(t *testing.T) string {
+	root := t.TempDir()
+	for d := 0; d < 20; d++ {
+		dir := filepath.Join(root, "big", fmt.Sprintf("d%d", d))
+		os.MkdirAll(dir, 0o755)
+		for f := 0; f < 200; f++ {
+			os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d", f)), []byte("x"), 0o644)
+		}
+	}
+	return root
+}
+
+// TestProgressOnTerminal runs godu under a pseudo-terminal (script(1)):
+// the progress line appears, rewrites itself, and is erased before the
+// result, which is du's line.
+func TestProgressOnTerminal(t *testing.T) {
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("script(1) is not installed")
+	}
+	root := bigTree(t)
+	want := testtree.Run(t, root, nil, "du", "-s", "big").Stdout
+	cmd := exec.Command("script", "-qfec", godu+" -s -j 1 big", "/dev/null")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GODU_PROGRESS_AFTER=0s", "GORACE=atexit_sleep_ms=0", "LC_ALL=C")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("script: %v", err)
+	}
+	frames := bytes.Count(out, []byte("\r\x1b[K"))
+	if frames < 2 || !bytes.Contains(out, []byte(" entries, ")) {
+		t.Fatalf("no progress line in %q", out)
+	}
+	last := out[bytes.LastIndex(out, []byte("\x1b[K"))+3:]
+	if got := strings.ReplaceAll(string(last), "\r\n", "\n"); got != want {
+		t.Errorf("after the progress line: %q, want %q", got, want)
+	}
+}
+
+func TestNoProgressOnPipe(t *testing.T) {
+	root := bigTree(t)
+	cmd := exec.Command(godu, "-s", "big")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GODU_PROGRESS_AFTER=0s", "GORACE=atexit_sleep_ms=0")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil || stderr.Len() != 0 {
+		t.Fatalf("stderr not a terminal: %v, %q", err, stderr.String())
+	}
+	cmd = exec.Command(godu, "-s", "--progress", "big")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GODU_PROGRESS_AFTER=0s", "GORACE=atexit_sleep_ms=0")
+	stderr.Reset()
+	cmd.Stderr = &stderr
+	cmd.Run()
+	if !strings.Contains(stderr.String(), "\x1b[K") {
+		t.Errorf("--progress showed nothing: %q", stderr.String())
+	}
+}
+
+// TestJSON parses --json back and requires the plain output's numbers.
+func TestJSON(t *testing.T) {
+	root := richTree(t)
+	// -l: which of a file's links is counted may differ from run to run.
+	for _, args := range [][]string{{"-l", "-a", "-b"}, {"-l", "-d", "1", "-k", "-c"}, {"-s", "--inodes"}} {
+		plain := testtree.Run(t, root, nil, godu, append(append([]string{"-0"}, args...), "t")...)
+		js := testtree.Run(t, root, nil, godu, append(append([]string{"--json"}, args...), "t")...)
+		var doc struct {
+			Entries []struct {
+				Path         string `json:"path"`
+				PathBytes    string `json:"path_bytes"`
+				Type         string `json:"type"`
+				DiskUsage    int64  `json:"disk_usage"`
+				ApparentSize int64  `json:"apparent_size"`
+				Inodes       int64  `json:"inodes"`
+			} `json:"entries"`
+			Total  *struct{} `json:"total"`
+			Errors []any     `json:"errors"`
+		}
+		if err := json.Unmarshal([]byte(js.Stdout), &doc); err != nil {
+			t.Fatalf("%q: %v in %s", args, err, js.Stdout)
+		}
+		lines := strings.Split(strings.TrimSuffix(plain.Stdout, "\x00"), "\x00")
+		n := len(doc.Entries)
+		if doc.Total != nil {
+			n++
+		}
+		if n != len(lines) {
+			t.Fatalf("%q: %d JSON entries, %d lines", args, n, len(lines))
+		}
+		for i, e := range doc.Entries {
+			size, path, _ := strings.Cut(lines[i], "\t")
+			p := e.Path
+			if e.PathBytes != "" {
+				b, _ := base64.StdEncoding.DecodeString(e.PathBytes)
+				p = string(b)
+			}
+			if p != path {
+				t.Errorf("%q: entry %d path %q, line %q", args, i, p, path)
+			}
+			v, _ := strconv.ParseInt(size, 10, 64)
+			var want int64
+			switch {
+			case args[len(args)-1] == "--inodes":
+				want = e.Inodes
+			case args[len(args)-1] == "-b":
+				want = e.ApparentSize
+			default:
+				want = (e.DiskUsage + 1023) / 1024
+			}
+			if v != want {
+				t.Errorf("%q: %s: JSON gives %d, line %d", args, path, want, v)
+			}
+		}
+	}
+}
+
+func TestCompletionsAndStats(t *testing.T) {
+	for _, sh := range []string{"bash", "zsh", "fish", "powershell"} {
+		r := testtree.Run(t, "/", nil, godu, "completion", sh)
+		if r.Code != 0 || !strings.Contains(r.Stdout, "godu") || len(r.Stdout) < 500 {
+			t.Errorf("completion %s: %d, %d bytes, %q", sh, r.Code, len(r.Stdout), r.Stderr)
+		}
+	}
+	root := bigTree(t)
+	r := testtree.Run(t, root, nil, godu, "-s", "--stats", "big")
+	if !strings.Contains(r.Stderr, "godu: 21 directories, 4,000 files, 0 hard links counted once, 0 errors") {
+		t.Errorf("--stats: %q", r.Stderr)
+	}
+}

@@ -1,0 +1,195 @@
+package du
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/dustin/go-humanize"
+	"golang.org/x/sys/unix"
+
+	"github.com/godu-sh/godu/internal/walk"
+)
+
+// JSON output (--json): one document, every line du would print as an
+// object, in du's order, then the total (with -c) and the errors met.
+//
+//	{"entries": [{"path": "a/b", "type": "directory", "disk_usage": 8192,
+//	              "apparent_size": 4096, "inodes": 3, "time": "…"}],
+//	 "total": {...}, "errors": [{"op": "read directory", "path": "…",
+//	 "error": "Permission denied"}]}
+//
+// disk_usage and apparent_size are bytes; with -S they leave out
+// subdirectories as the line would. A path that is not valid UTF-8 is
+// given twice: "path" with each invalid byte replaced by U+FFFD, and
+// "path_bytes", the exact bytes in standard base64.
+type jsonEntry struct {
+	Path         string `json:"path"`
+	PathBytes    string `json:"path_bytes,omitempty"`
+	Type         string `json:"type,omitempty"`
+	DiskUsage    int64  `json:"disk_usage"`
+	ApparentSize int64  `json:"apparent_size"`
+	Inodes       int64  `json:"inodes"`
+	Time         string `json:"time,omitempty"`
+}
+
+type jsonError struct {
+	Op        string `json:"op"`
+	Path      string `json:"path"`
+	PathBytes string `json:"path_bytes,omitempty"`
+	Error     string `json:"error,omitempty"`
+}
+
+type jsonDoc struct {
+	Entries []jsonEntry `json:"entries"`
+	Total   *jsonEntry  `json:"total,omitempty"`
+	Errors  []jsonError `json:"errors"`
+}
+
+// jsonPath is a path as JSON carries it: the text, and the raw bytes
+// when the text cannot hold them.
+func jsonPath(p string) (string, string) {
+	if utf8.ValidString(p) {
+		return p, ""
+	}
+	return strings.ToValidUTF8(p, "\uFFFD"), base64.StdEncoding.EncodeToString([]byte(p))
+}
+
+func (o *Options) jsonEntry(path string, t walk.Totals, isDir bool) jsonEntry {
+	e := jsonEntry{DiskUsage: t.Blocks * 512, ApparentSize: t.Bytes, Inodes: t.Inodes}
+	e.Path, e.PathBytes = jsonPath(path)
+	if isDir {
+		e.Type = "directory"
+	} else {
+		e.Type = "file"
+	}
+	if o.Time != 0 {
+		e.Time = time.Unix(0, t.Time).Format(time.RFC3339Nano)
+	}
+	return e
+}
+
+func writeJSON(w io.Writer, doc *jsonDoc) error {
+	if doc.Entries == nil {
+		doc.Entries = []jsonEntry{}
+	}
+	if doc.Errors == nil {
+		doc.Errors = []jsonError{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+// printStats writes --stats' summary.
+func printStats(w io.Writer, prog string, s walk.Stats, elapsed time.Duration, jobs int) {
+	entries := s.Dirs + s.Files
+	rate := float64(entries) / elapsed.Seconds()
+	fmt.Fprintf(w, "%s: %s directories, %s files, %s hard links counted once, %s errors, %.3f s, %s entries/s, %d workers\n",
+		prog, humanize.Comma(s.Dirs), humanize.Comma(s.Files), humanize.Comma(s.LinksSkipped),
+		humanize.Comma(s.Errors), elapsed.Seconds(), humanize.Comma(int64(rate)), jobs)
+}
+
+// progress is the self-rewriting status line on a terminal's stderr.
+type progress struct {
+	mu      sync.Mutex
+	w       io.Writer
+	width   int
+	shown   bool
+	stop    chan struct{}
+	done    chan struct{}
+	walker  *walk.Walker
+	started time.Time
+}
+
+// terminalWidth reports whether fd is a terminal, and its width.
+func terminalWidth(fd int) (int, bool) {
+	ws, err := unix.IoctlGetWinsize(fd, winsizeReq)
+	if err != nil {
+		return 0, false
+	}
+	if ws.Col == 0 {
+		return 80, true
+	}
+	return int(ws.Col), true
+}
+
+func startProgress(w io.Writer, width int, wk *walk.Walker) *progress {
+	p := &progress{w: w, width: width, stop: make(chan struct{}), done: make(chan struct{}), walker: wk, started: time.Now()}
+	go p.run()
+	return p
+}
+
+func (p *progress) run() {
+	defer close(p.done)
+	delay := 500 * time.Millisecond // nothing for short scans
+	if d, err := time.ParseDuration(os.Getenv("GODU_PROGRESS_AFTER")); err == nil {
+		delay = d // for tests
+	}
+	select {
+	case <-p.stop:
+		return
+	case <-time.After(delay):
+	}
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	for {
+		p.draw()
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (p *progress) draw() {
+	s := p.walker.Stats()
+	n := s.Dirs + s.Files
+	el := time.Since(p.started).Seconds()
+	line := fmt.Sprintf("%s entries, %s, %s/s, %s", humanize.Comma(n), humanize.IBytes(uint64(s.Blocks)*512),
+		humanize.Comma(int64(float64(n)/el)), p.walker.Current())
+	if r := []rune(line); len(r) > p.width-1 {
+		line = string(r[:p.width-1])
+	}
+	p.mu.Lock()
+	fmt.Fprintf(p.w, "\r\x1b[K%s", line)
+	p.shown = true
+	p.mu.Unlock()
+}
+
+// clear erases the line, so that a message or a result can be written.
+// It returns with the lock held: call release after writing.
+func (p *progress) clear() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	if p.shown {
+		io.WriteString(p.w, "\r\x1b[K")
+		p.shown = false
+	}
+}
+
+func (p *progress) release() {
+	if p != nil {
+		p.mu.Unlock()
+	}
+}
+
+// end stops the line for good and erases it.
+func (p *progress) end() {
+	if p == nil {
+		return
+	}
+	close(p.stop)
+	<-p.done
+	p.clear()
+	p.release()
+}

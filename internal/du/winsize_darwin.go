@@ -1,0 +1,5 @@
+package du
+
+import "golang.org/x/sys/unix"
+
+const winsizeReq = unix.TIOCGWINSZ
