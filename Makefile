@@ -6,7 +6,7 @@ CC      ?= cc
 CFLAGS_CHECK := -std=c11 -O2 -Wall -Wextra -Werror -Wshadow -Wconversion -Wno-sign-conversion
 PREFIX  ?= /usr/local
 
-.PHONY: all build build-purego install test vet fmt-check cwarn race unit bench gobench zig cross dist fuzz asan clean
+.PHONY: all build build-purego install man test vet fmt-check cwarn race unit bench gobench zig cross dist fuzz asan clean
 
 all: build
 
@@ -16,9 +16,20 @@ build:
 build-purego:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/godu-purego ./cmd/godu
 
-install: build
-	install -d $(DESTDIR)$(PREFIX)/bin
+install: build man
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+		$(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -m 755 bin/godu $(DESTDIR)$(PREFIX)/bin/godu
+	install -m 644 bin/man/godu.1 $(DESTDIR)$(PREFIX)/share/man/man1/godu.1
+	bin/godu completion bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/godu
+	bin/godu completion zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_godu
+	bin/godu completion fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/godu.fish
+
+# The man page, generated from the command's own help (cobra's doc).
+man: build
+	@rm -rf bin/man && mkdir -p bin/man
+	bin/godu --generate-man bin/man
 
 # The whole gate: formatting, vet for both variants and for darwin, C
 # warnings, and the test suite under the race detector for both variants.

@@ -200,7 +200,7 @@ func New(opts Options) *Walker {
 
 // Stats are a Walker's counts so far.
 type Stats struct {
-	Dirs, Files int64 // entries counted
+	Dirs, Files  int64 // entries counted
 	LinksSkipped int64 // further links to files counted already
 	Blocks       int64 // allocated 512-byte blocks counted
 	Errors       int64
