@@ -212,7 +212,8 @@ func TestInterrupt(t *testing.T) {
 }
 
 // TestOneFileSystem mounts a tmpfs inside the tree in a private mount
-// namespace and compares -x (and its absence) with du.
+// namespace and compares -x (and its absence) with du; and du's
+// bind-mount-dir-cycle case: a directory bind-mounted inside itself.
 func TestOneFileSystem(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Skip("mounting needs root")
@@ -226,7 +227,8 @@ func TestOneFileSystem(t *testing.T) {
 mount -t tmpfs -o size=4m tmpfs x/mnt
 head -c 100000 /dev/zero > x/mnt/big
 mkdir x/mnt/sub
-for args in "-s x" "-sx x" "-ax x" "-a x" "-sx x/mnt" "-d1 -x x"; do
+mkdir -p y/z && echo data > y/f && mount --bind y y/z   # a bind-mount cycle
+for args in "-s x" "-sx x" "-ax x" "-a x" "-sx x/mnt" "-d1 -x x" "-a y" "-s y"; do
   echo "== $args"; du $args 2>&1 | sort; echo "-- godu"; "$GODU" $args 2>&1 | sed 's/^godu/du/' | sort
 done`
 	cmd := exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c", script)
@@ -237,8 +239,8 @@ done`
 		t.Skipf("the kernel refused a private mount namespace: %v: %s", err, out)
 	}
 	blocks := strings.Split(string(out), "== ")[1:]
-	if len(blocks) != 6 {
-		t.Fatalf("ran %d of 6 comparisons: %s", len(blocks), out)
+	if len(blocks) != 8 {
+		t.Fatalf("ran %d of 8 comparisons: %s", len(blocks), out)
 	}
 	for _, block := range blocks {
 		want, got, _ := strings.Cut(block, "-- godu\n")

@@ -294,7 +294,8 @@ type dir struct {
 	parent *dir
 	name   string
 	depth  int
-	dev    uint64 // st_dev from the directory's own record
+	dev    uint64 // st_dev and st_ino from the directory's own record
+	ino    uint64
 	d      bulk.Dir
 	node   *Node // nil when not reported
 
@@ -320,7 +321,7 @@ func (d *dir) path() string {
 }
 
 func newDir(parent *dir, name string, depth int, rec *bulk.Record) *dir {
-	d := &dir{parent: parent, name: name, depth: depth, dev: rec.Dev}
+	d := &dir{parent: parent, name: name, depth: depth, dev: rec.Dev, ino: rec.Ino}
 	d.sub.init()
 	d.own.init()
 	t := entryTotals(rec)
@@ -328,6 +329,17 @@ func newDir(parent *dir, name string, depth int, rec *bulk.Record) *dir {
 	d.own.add(t)
 	d.pending.Store(1)
 	return d
+}
+
+// cycle reports whether the directory rec, found in d, is d or one of
+// its ancestors.
+func (d *dir) cycle(rec *bulk.Record) bool {
+	for a := d; a != nil; a = a.parent {
+		if a.ino == rec.Ino && a.dev == rec.Dev {
+			return true
+		}
+	}
+	return false
 }
 
 // releaseFd drops one subdirectory's claim on d's descriptor; the last
@@ -694,6 +706,11 @@ func (r *run) take(d *dir, b *bulk.Batch) {
 		}
 		t := entryTotals(rec)
 		if rec.Type == bulk.Directory {
+			if d.cycle(rec) {
+				// A directory that contains itself (a bind mount of an
+				// ancestor): du skips it silently, and counts nothing.
+				continue
+			}
 			c := newDir(d, string(b.Name(rec)), childDepth, rec)
 			if r.reported(childDepth) {
 				c.node = &Node{Name: c.name, IsDir: true}
