@@ -432,8 +432,8 @@ func (r *run) shed() int {
 // time.Sleep: the runtime's first timer needs a descriptor of its own
 // (epoll), and there is none to be had.
 func pause() {
-	ts := unix.Timespec{Nsec: 1e6}
-	unix.Nanosleep(&ts, nil)
+	tv := unix.Timeval{Usec: 1000}
+	unix.Select(0, nil, nil, nil, &tv)
 }
 
 // tooManyFiles reports whether err means the process or system is out of
