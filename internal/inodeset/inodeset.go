@@ -70,6 +70,15 @@ func (s *Set) Add(k Key) bool {
 	return !seen
 }
 
+// Contains reports whether k is in the set.
+func (s *Set) Contains(k Key) bool {
+	sh := &s.shards[(k.Ino>>s.shift)&s.mask]
+	sh.mu.Lock()
+	_, ok := sh.m[k]
+	sh.mu.Unlock()
+	return ok
+}
+
 // Len is the number of keys in the set.
 func (s *Set) Len() int {
 	n := 0

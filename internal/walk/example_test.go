@@ -17,7 +17,8 @@ func Example() {
 	os.MkdirAll(filepath.Join(root, "a", "deep"), 0o755)
 	os.WriteFile(filepath.Join(root, "a", "deep", "f"), make([]byte, 10000), 0o644)
 	os.WriteFile(filepath.Join(root, "b"), make([]byte, 300), 0o644)
-	os.Link(filepath.Join(root, "b"), filepath.Join(root, "a", "b-again"))
+	os.Mkdir(filepath.Join(root, "c"), 0o755)
+	os.Link(filepath.Join(root, "b"), filepath.Join(root, "c", "b-again")) // counted once, as b
 
 	var errs []error
 	w := walk.New(walk.Options{
@@ -36,5 +37,6 @@ func Example() {
 	// Output:
 	// a: 10000 bytes apparent, 3 entries
 	// b: 300 bytes apparent, 1 entries
-	// total: 10300 bytes apparent, 5 entries, 0 errors
+	// c: 0 bytes apparent, 1 entries
+	// total: 10300 bytes apparent, 6 entries, 0 errors
 }

@@ -72,7 +72,10 @@ type Options struct {
 	OnError func(*Error)
 	// OnNode, if set, is called once for each reported Node as soon as its
 	// subtree is complete (children before parents, in no set order
-	// among siblings). Calls are serialised.
+	// among siblings). Calls are serialised. Hard-linked files are not in
+	// these totals yet: each is charged, once, to the first of its links
+	// in traversal order when the walk is over, and is in the tree Walk
+	// returns.
 	OnNode func(path string, n *Node)
 }
 
@@ -296,6 +299,8 @@ type dir struct {
 	depth  int
 	dev    uint64 // st_dev and st_ino from the directory's own record
 	ino    uint64
+	// skipped: a mount point left out by -x after opening it (macOS).
+	skipped bool
 	d      bulk.Dir
 	node   *Node // nil when not reported
 
@@ -451,6 +456,99 @@ type run struct {
 
 	holdMu  sync.Mutex
 	holding map[*dir]struct{} // read directories whose descriptors wait for subdirectories
+
+	linkMu sync.Mutex
+	links  map[inodeset.Key]*linkClaim // hard-linked files met in this walk
+}
+
+// linkClaim is the link a hard-linked file is charged to: the first in
+// du's traversal order with each directory's entries sorted by name,
+// whichever order the workers met the links in, so that every run
+// charges the same directory and lists the same link.
+type linkClaim struct {
+	dir  *dir
+	name string
+	t    Totals
+}
+
+// before reports whether link (d, name) comes before c in traversal order.
+func (c *linkClaim) after(d *dir, name string) bool {
+	a, b := chain(d), chain(c.dir)
+	for i := 1; ; i++ { // the roots are the same operand
+		switch {
+		case i == len(a) && i == len(b):
+			return name < c.name
+		case i == len(a):
+			return name < b[i].name
+		case i == len(b):
+			return a[i].name < c.name
+		case a[i].name != b[i].name:
+			return a[i].name < b[i].name
+		}
+	}
+}
+
+// chain is d's ancestors from the root down, d included.
+func chain(d *dir) []*dir {
+	var c []*dir
+	for ; d != nil; d = d.parent {
+		c = append(c, d)
+	}
+	for i, j := 0, len(c)-1; i < j; i, j = i+1, j-1 {
+		c[i], c[j] = c[j], c[i]
+	}
+	return c
+}
+
+// claim offers link (d, name) of a hard-linked file; the walk charges the
+// file to the first link in traversal order once it is over.
+func (r *run) claim(k inodeset.Key, d *dir, name string, t Totals) {
+	r.linkMu.Lock()
+	defer r.linkMu.Unlock()
+	c := r.links[k]
+	switch {
+	case c == nil:
+		r.links[k] = &linkClaim{dir: d, name: name, t: t}
+		return
+	case c.after(d, name):
+		c.dir, c.name = d, name
+	}
+	r.w.nlinks.Add(1)
+}
+
+// chargeLinks adds each hard-linked file to the directory of its first
+// link and to every reported directory above it, after the walk.
+func (r *run) chargeLinks() {
+	resort := map[*Node]bool{}
+	for k, c := range r.links {
+		r.w.set.Add(k) // later operands count it no more
+		skipped := false
+		for d := c.dir; d != nil; d = d.parent {
+			skipped = skipped || d.skipped
+		}
+		if skipped {
+			continue
+		}
+		for d := c.dir; d != nil; d = d.parent {
+			if d.node != nil {
+				d.node.Totals.add(c.t)
+			}
+		}
+		r.w.nfiles.Add(1)
+		r.w.nblocks.Add(c.t.Blocks)
+		n := c.dir.node
+		if n == nil {
+			continue
+		}
+		n.Own.add(c.t)
+		if r.w.opts.ListFiles && r.reported(c.dir.depth+1) {
+			n.Children = append(n.Children, &Node{Name: c.name, Totals: c.t, Own: c.t})
+			resort[n] = true
+		}
+	}
+	for n := range resort {
+		sort.Slice(n.Children, func(i, j int) bool { return n.Children[i].Name < n.Children[j].Name })
+	}
 }
 
 // Walk walks the tree at path and returns its root Node, or nil when the
@@ -489,7 +587,8 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(w.opts.Jobs)
-	r := &run{w: w, ctx: gctx, g: g, rootDev: rec.Dev, follow: follow, holding: map[*dir]struct{}{}}
+	r := &run{w: w, ctx: gctx, g: g, rootDev: rec.Dev, follow: follow, holding: map[*dir]struct{}{},
+		links: map[inodeset.Key]*linkClaim{}}
 	if !w.opts.ListFiles && !w.checkAll.Load() {
 		r.mode = bulk.Fold
 	}
@@ -532,6 +631,7 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	r.chargeLinks()
 	return root.node, nil
 }
 
@@ -592,6 +692,7 @@ func (r *run) visit(rd *bulk.Reader, d *dir, fd int) {
 		d.d.Close()
 		d.sub.init()
 		d.node = nil
+		d.skipped = true
 		r.finish(d)
 		return
 	}
@@ -698,6 +799,15 @@ func (r *run) take(d *dir, b *bulk.Batch) {
 			// macOS: a firmlink is a second path into the Data volume,
 			// which is counted where it is mounted; counting both would
 			// count it twice in a walk of /.
+			continue
+		}
+		if !opts.CountLinks && rec.Type != bulk.Directory && rec.Nlink > 1 {
+			k := inodeset.Key{Dev: rec.Dev, Ino: rec.Ino}
+			if r.w.set.Contains(k) { // counted under an earlier operand
+				r.w.nlinks.Add(1)
+			} else {
+				r.claim(k, d, string(b.Name(rec)), entryTotals(rec))
+			}
 			continue
 		}
 		if r.w.seen(rec) {

@@ -28,7 +28,9 @@ func duBlocks(t *testing.T, path string, args ...string) int64 {
 
 // tree makes a tree of dirs directories, each holding files files and
 // some hard links across directories.
-func tree(t *testing.T, dirs, files int) string {
+func tree(t *testing.T, dirs, files int) string { return makeTree(t, dirs, files, true) }
+
+func makeTree(t *testing.T, dirs, files int, links bool) string {
 	root := t.TempDir()
 	for d := 0; d < dirs; d++ {
 		dir := filepath.Join(root, fmt.Sprintf("d%d", d%7), fmt.Sprintf("e%d", d))
@@ -38,7 +40,7 @@ func tree(t *testing.T, dirs, files int) string {
 		for f := 0; f < files; f++ {
 			os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d", f)), make([]byte, (f*131+d)%20000), 0o644)
 		}
-		if d > 0 {
+		if d > 0 && links {
 			os.Link(filepath.Join(root, "d0", "e0", "f1"), filepath.Join(dir, "link"))
 		}
 	}
@@ -73,7 +75,8 @@ func TestCountLinks(t *testing.T) {
 }
 
 func TestReportedNodes(t *testing.T) {
-	root := tree(t, 14, 3)
+	root := makeTree(t, 14, 3, false) // OnNode's totals leave hard links out
+	// Hard-linked files are charged after the walk: see TestLinksDeterministic.
 	w := New(Options{MaxDepth: 1})
 	var mu sync.Mutex
 	seen := map[string]Totals{}
@@ -150,5 +153,48 @@ func BenchmarkWalk(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestLinksDeterministic: however the workers meet the links of a file,
+// the file is charged to the first link in traversal order (entries sorted
+// by name), every run alike.
+func TestLinksDeterministic(t *testing.T) {
+	root := t.TempDir()
+	for d := 0; d < 30; d++ {
+		dir := filepath.Join(root, fmt.Sprintf("d%02d", d))
+		os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+		os.WriteFile(filepath.Join(dir, "own"), make([]byte, 5000), 0o644)
+	}
+	orig := filepath.Join(root, "d29", "sub", "orig")
+	os.WriteFile(orig, make([]byte, 40000), 0o644)
+	for d := 28; d >= 3; d-- {
+		os.Link(orig, filepath.Join(root, fmt.Sprintf("d%02d", d), "sub", "link"))
+	}
+	os.Link(orig, filepath.Join(root, "d03", "a-link")) // d03/a-link comes before d03/sub/link
+	var first string
+	for run := 0; run < 20; run++ {
+		w := New(Options{Jobs: 8, MaxDepth: -1, ListFiles: true})
+		n, err := w.Walk(context.Background(), root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lines []string
+		var linkLines []string
+		n.Walk(func(p string, n *Node) {
+			lines = append(lines, fmt.Sprintf("%d %s", n.Blocks, p))
+			if strings.Contains(p, "link") || strings.HasSuffix(p, "orig") {
+				linkLines = append(linkLines, p)
+			}
+		})
+		out := strings.Join(lines, "\n")
+		if run == 0 {
+			first = out
+			if len(linkLines) != 1 || linkLines[0] != Join(root, "d03/a-link") {
+				t.Fatalf("links listed: %q, want only d03/a-link", linkLines)
+			}
+		} else if out != first {
+			t.Fatalf("run %d differs from run 0:\n%s\n---\n%s", run, out, first)
+		}
 	}
 }
