@@ -301,8 +301,8 @@ type dir struct {
 	ino    uint64
 	// skipped: a mount point left out by -x after opening it (macOS).
 	skipped bool
-	d      bulk.Dir
-	node   *Node // nil when not reported
+	d       bulk.Dir
+	node    *Node // nil when not reported
 
 	sub     atomicTotals // the subtree so far
 	own     atomicTotals // the directory and its files
