@@ -471,47 +471,37 @@ type linkClaim struct {
 	t    Totals
 }
 
-// before reports whether link (d, name) comes before c in traversal order.
-func (c *linkClaim) after(d *dir, name string) bool {
-	a, b := chain(d), chain(c.dir)
-	for i := 1; ; i++ { // the roots are the same operand
-		switch {
-		case i == len(a) && i == len(b):
-			return name < c.name
-		case i == len(a):
-			return name < b[i].name
-		case i == len(b):
-			return a[i].name < c.name
-		case a[i].name != b[i].name:
-			return a[i].name < b[i].name
-		}
+// after reports whether c comes after link (d, name) in traversal order:
+// below their nearest common directory, compare the names of the entries
+// that lead to each.
+func (c *linkClaim) after(d *dir, name []byte) bool {
+	x, xn := d, string(name)
+	y, yn := c.dir, c.name
+	for x.depth > y.depth {
+		x, xn = x.parent, x.name
 	}
-}
-
-// chain is d's ancestors from the root down, d included.
-func chain(d *dir) []*dir {
-	var c []*dir
-	for ; d != nil; d = d.parent {
-		c = append(c, d)
+	for y.depth > x.depth {
+		y, yn = y.parent, y.name
 	}
-	for i, j := 0, len(c)-1; i < j; i, j = i+1, j-1 {
-		c[i], c[j] = c[j], c[i]
+	for x != y {
+		x, xn = x.parent, x.name
+		y, yn = y.parent, y.name
 	}
-	return c
+	return xn < yn
 }
 
 // claim offers link (d, name) of a hard-linked file; the walk charges the
 // file to the first link in traversal order once it is over.
-func (r *run) claim(k inodeset.Key, d *dir, name string, t Totals) {
+func (r *run) claim(k inodeset.Key, d *dir, name []byte, t Totals) {
 	r.linkMu.Lock()
 	defer r.linkMu.Unlock()
 	c := r.links[k]
 	switch {
 	case c == nil:
-		r.links[k] = &linkClaim{dir: d, name: name, t: t}
+		r.links[k] = &linkClaim{dir: d, name: string(name), t: t}
 		return
 	case c.after(d, name):
-		c.dir, c.name = d, name
+		c.dir, c.name = d, string(name)
 	}
 	r.w.nlinks.Add(1)
 }
@@ -806,7 +796,7 @@ func (r *run) take(d *dir, b *bulk.Batch) {
 			if r.w.set.Contains(k) { // counted under an earlier operand
 				r.w.nlinks.Add(1)
 			} else {
-				r.claim(k, d, string(b.Name(rec)), entryTotals(rec))
+				r.claim(k, d, b.Name(rec), entryTotals(rec))
 			}
 			continue
 		}
