@@ -278,3 +278,49 @@ func TestSparse8GB(t *testing.T) {
 		compare(t, root, args, []string{"big"})
 	}
 }
+
+// TestMillionEntries: one directory of 1,000,000 entries gives du's total
+// in bounded memory (summary mode keeps no per-entry state).
+func TestMillionEntries(t *testing.T) {
+	// On tmpfs where there is one: creating and removing a million files
+	// on ext4 takes a minute and a half, on tmpfs seconds.
+	root := t.TempDir()
+	if shm, err := os.MkdirTemp("/dev/shm", "godu-million-"); err == nil {
+		root = shm
+		defer os.RemoveAll(shm)
+	}
+	dir := filepath.Join(root, "million")
+	os.Mkdir(dir, 0o755)
+	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 1000000; i++ {
+		f, err := syscall.Openat(fd, fmt.Sprintf("f%07d", i), syscall.O_CREAT|syscall.O_WRONLY|syscall.O_CLOEXEC, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i%1000 == 0 {
+			syscall.Write(f, []byte("x"))
+		}
+		syscall.Close(f)
+	}
+	syscall.Close(fd)
+	want := testtree.Run(t, root, nil, "du", "-s", "million")
+	cmd := exec.Command(godu, "-s", "million")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
+	out, err := cmd.Output()
+	if err != nil || string(out) != want.Stdout {
+		t.Fatalf("godu -s: %q, %v; du says %q", out, err, want.Stdout)
+	}
+	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // KiB
+	limit := int64(32 << 10)
+	if raceEnabled {
+		limit = 256 << 10 // the race detector's shadow memory
+	}
+	t.Logf("peak RSS of godu -s on 1,000,000 entries: %d KiB", rss)
+	if int64(rss) > limit {
+		t.Errorf("peak RSS %d KiB, over %d KiB", rss, limit)
+	}
+}
