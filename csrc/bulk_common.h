@@ -45,4 +45,25 @@ static inline void godu_reset(godu_ctl *c)
 	c->tmax_nsec = 0;
 }
 
+/*
+ * godu_stat_batch examines in place, with examine, the records a
+ * GODU_NAMES_ONLY read listed, folding them; the kept records are compacted
+ * to the front.
+ */
+static inline void godu_stat_batch(godu_ctl *c, int dirfd, godu_rec *recs, const char *names,
+				   void (*examine)(int dirfd, const char *name, uint32_t flags,
+						   godu_rec *r))
+{
+	uint32_t n = c->nrecs, kept = 0;
+	godu_reset(c);
+	for (uint32_t i = 0; i < n; i++) {
+		godu_rec r = recs[i];
+		examine(dirfd, names + r.name_off, c->flags, &r);
+		if (godu_fold(c, &r))
+			continue;
+		recs[kept++] = r;
+	}
+	c->nrecs = kept;
+}
+
 #endif

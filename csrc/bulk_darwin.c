@@ -255,20 +255,16 @@ int godu_read(godu_ctl *c, int parentfd, const char *name, godu_rec *recs, char 
 	}
 }
 
+static void godu_examine(int dirfd, const char *name, uint32_t flags, godu_rec *r)
+{
+	int e = godu_stat_one(dirfd, name, flags, r);
+	if (e != 0)
+		r->err = e;
+}
+
 int godu_stat(godu_ctl *c, int dirfd, godu_rec *recs, const char *names)
 {
-	uint32_t n = c->nrecs, kept = 0;
-	godu_reset(c);
-	for (uint32_t i = 0; i < n; i++) {
-		godu_rec r = recs[i];
-		int e = godu_stat_one(dirfd, names + r.name_off, c->flags, &r);
-		if (e != 0)
-			r.err = e;
-		if (godu_fold(c, &r))
-			continue;
-		recs[kept++] = r;
-	}
-	c->nrecs = kept;
+	godu_stat_batch(c, dirfd, recs, names, godu_examine);
 	return 0;
 }
 

@@ -202,16 +202,7 @@ int godu_read(godu_ctl *c, int parentfd, const char *name, godu_rec *recs,
 
 int godu_stat(godu_ctl *c, int dirfd, godu_rec *recs, const char *names)
 {
-	uint32_t n = c->nrecs, kept = 0;
-	godu_reset(c);
-	for (uint32_t i = 0; i < n; i++) {
-		godu_rec r = recs[i];
-		godu_examine(dirfd, names + r.name_off, c->flags, &r);
-		if (godu_fold(c, &r))
-			continue;
-		recs[kept++] = r;
-	}
-	c->nrecs = kept;
+	godu_stat_batch(c, dirfd, recs, names, godu_examine);
 	return 0;
 }
 

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/godu-sh/godu/internal/testtree"
 )
 
@@ -291,21 +293,21 @@ func TestMillionEntries(t *testing.T) {
 	}
 	dir := filepath.Join(root, "million")
 	os.Mkdir(dir, 0o755)
-	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY, 0)
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 1000000; i++ {
-		f, err := syscall.Openat(fd, fmt.Sprintf("f%07d", i), syscall.O_CREAT|syscall.O_WRONLY|syscall.O_CLOEXEC, 0o644)
+		f, err := unix.Openat(fd, fmt.Sprintf("f%07d", i), unix.O_CREAT|unix.O_WRONLY|unix.O_CLOEXEC, 0o644)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if i%1000 == 0 {
-			syscall.Write(f, []byte("x"))
+			unix.Write(f, []byte("x"))
 		}
-		syscall.Close(f)
+		unix.Close(f)
 	}
-	syscall.Close(fd)
+	unix.Close(fd)
 	want := testtree.Run(t, root, nil, "du", "-s", "million")
 	cmd := exec.Command(godu, "-s", "million")
 	cmd.Dir = root

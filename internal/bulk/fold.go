@@ -49,3 +49,43 @@ func reset(c *ctl) {
 	c.sumBlocks, c.sumSize, c.sumCount = 0, 0, 0
 	c.tmaxSec, c.tmaxNsec = math.MinInt64, 0
 }
+
+// pickTime returns the time flags ask for (ATime, CTime, else MTime) among
+// a file's access, modification and change times, each (seconds,
+// nanoseconds); zero when no time is asked for.
+func pickTime(flags uint32, a, m, c [2]int64) (sec, nsec int64) {
+	switch {
+	case flags&uint32(times) == 0:
+		return 0, 0
+	case flags&uint32(ATime) != 0:
+		return a[0], a[1]
+	case flags&uint32(CTime) != 0:
+		return c[0], c[1]
+	}
+	return m[0], m[1]
+}
+
+// statBatch examines in place, with examine, the records a NamesOnly read
+// listed into r, and folds them, as csrc's godu_stat_batch.
+func statBatch(c *ctl, r *Reader, examine func(name *byte, rec *Record)) {
+	n := c.nrecs
+	reset(c)
+	kept := uint32(0)
+	for i := uint32(0); i < n; i++ {
+		rec := r.recs[i]
+		examine(&r.names[rec.NameOff], &rec)
+		if fold(c, &rec) {
+			continue
+		}
+		r.recs[kept] = rec
+		kept++
+	}
+	c.nrecs = kept
+}
+
+// closeCtl closes the directory of c.
+func closeCtl(c *ctl) error {
+	err := unix.Close(int(c.fd))
+	c.fd = -1
+	return err
+}

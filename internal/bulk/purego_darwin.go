@@ -39,16 +39,8 @@ func init() {
 func fromStat(st *unix.Stat_t, flags uint32, r *Record) {
 	*r = Record{Ino: st.Ino, Dev: uint64(uint32(st.Dev)), Blocks: st.Blocks, Size: st.Size,
 		Nlink: uint32(st.Nlink), Type: typeOfMode(uint32(st.Mode))}
-	ts := st.Mtim
-	switch {
-	case flags&uint32(ATime) != 0:
-		ts = st.Atim
-	case flags&uint32(CTime) != 0:
-		ts = st.Ctim
-	}
-	if flags&uint32(times) != 0 {
-		r.Tsec, r.Tnsec = ts.Sec, ts.Nsec
-	}
+	r.Tsec, r.Tnsec = pickTime(flags, [2]int64{st.Atim.Sec, st.Atim.Nsec},
+		[2]int64{st.Mtim.Sec, st.Mtim.Nsec}, [2]int64{st.Ctim.Sec, st.Ctim.Nsec})
 	if st.Flags&sfDataless != 0 {
 		r.Flags |= FlagDataless
 	}
@@ -239,25 +231,11 @@ func readFallback(c *ctl, r *Reader) {
 }
 
 func coreStat(c *ctl, dirfd int, r *Reader) {
-	n := c.nrecs
-	reset(c)
-	kept := uint32(0)
-	for i := uint32(0); i < n; i++ {
-		rec := r.recs[i]
-		if e := coreStatOne(dirfd, &r.names[rec.NameOff], Mode(c.flags), &rec); e != 0 {
+	statBatch(c, r, func(name *byte, rec *Record) {
+		if e := coreStatOne(dirfd, name, Mode(c.flags), rec); e != 0 {
 			rec.Errno = int32(e)
 		}
-		if fold(c, &rec) {
-			continue
-		}
-		r.recs[kept] = rec
-		kept++
-	}
-	c.nrecs = kept
+	})
 }
 
-func coreClose(c *ctl) error {
-	err := unix.Close(int(c.fd))
-	c.fd = -1
-	return err
-}
+func coreClose(c *ctl) error { return closeCtl(c) }

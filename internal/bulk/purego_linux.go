@@ -9,7 +9,7 @@ const Variant = "purego"
 
 func coreRead(c *ctl, parent int, name *byte, r *Reader) { goRead(c, parent, name, r) }
 func coreStat(c *ctl, dirfd int, r *Reader)              { goStat(c, dirfd, r) }
-func coreClose(c *ctl) error                             { return goClose(c) }
+func coreClose(c *ctl) error                             { return closeCtl(c) }
 func coreStatOne(dirfd int, name *byte, mode Mode, rec *Record) syscall.Errno {
 	return goStatOne(dirfd, name, mode, rec)
 }

@@ -55,17 +55,8 @@ func statOne(dirfd int, name *byte, flags uint32, r *Record) syscall.Errno {
 		_, _, e := unix.Syscall6(unix.SYS_STATX, uintptr(dirfd), uintptr(unsafe.Pointer(name)),
 			uintptr(fl|unix.AT_STATX_DONT_SYNC), mask, uintptr(unsafe.Pointer(&sx)), 0)
 		if e == 0 {
-			ts := sx.Mtime
-			switch {
-			case flags&uint32(ATime) != 0:
-				ts = sx.Atime
-			case flags&uint32(CTime) != 0:
-				ts = sx.Ctime
-			}
-			r.Tsec, r.Tnsec = 0, 0
-			if flags&uint32(times) != 0 {
-				r.Tsec, r.Tnsec = ts.Sec, int64(ts.Nsec)
-			}
+			r.Tsec, r.Tnsec = pickTime(flags, [2]int64{sx.Atime.Sec, int64(sx.Atime.Nsec)},
+				[2]int64{sx.Mtime.Sec, int64(sx.Mtime.Nsec)}, [2]int64{sx.Ctime.Sec, int64(sx.Ctime.Nsec)})
 			r.Ino = sx.Ino
 			r.Dev = unix.Mkdev(sx.Dev_major, sx.Dev_minor)
 			r.Blocks = int64(sx.Blocks)
@@ -86,17 +77,8 @@ func statOne(dirfd int, name *byte, flags uint32, r *Record) syscall.Errno {
 	if e != 0 {
 		return e
 	}
-	ts := st.Mtim
-	switch {
-	case flags&uint32(ATime) != 0:
-		ts = st.Atim
-	case flags&uint32(CTime) != 0:
-		ts = st.Ctim
-	}
-	r.Tsec, r.Tnsec = 0, 0
-	if flags&uint32(times) != 0 {
-		r.Tsec, r.Tnsec = ts.Sec, ts.Nsec
-	}
+	r.Tsec, r.Tnsec = pickTime(flags, [2]int64{st.Atim.Sec, st.Atim.Nsec},
+		[2]int64{st.Mtim.Sec, st.Mtim.Nsec}, [2]int64{st.Ctim.Sec, st.Ctim.Nsec})
 	r.Ino = st.Ino
 	r.Dev = st.Dev
 	r.Blocks = st.Blocks
@@ -192,23 +174,5 @@ func goRead(c *ctl, parent int, name *byte, r *Reader) {
 }
 
 func goStat(c *ctl, dirfd int, r *Reader) {
-	n := c.nrecs
-	reset(c)
-	kept := uint32(0)
-	for i := uint32(0); i < n; i++ {
-		rec := r.recs[i]
-		examine(dirfd, &r.names[rec.NameOff], c.flags, &rec)
-		if fold(c, &rec) {
-			continue
-		}
-		r.recs[kept] = rec
-		kept++
-	}
-	c.nrecs = kept
-}
-
-func goClose(c *ctl) error {
-	err := syscall.Close(int(c.fd))
-	c.fd = -1
-	return err
+	statBatch(c, r, func(name *byte, rec *Record) { examine(dirfd, name, c.flags, rec) })
 }
