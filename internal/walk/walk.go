@@ -734,27 +734,57 @@ func (r *run) readRest(rd *bulk.Reader, d *dir) error {
 	}
 	d.d.SetMode(r.mode | bulk.NamesOnly)
 	fd := d.d.Fd()
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	for {
-		names, err := rd.Read(&d.d)
-		more := names.More
+	// The listing stays here; listed batches go to a short queue that
+	// helpers drain, each taking the next batch as soon as it is done, so
+	// listing never waits on one batch's statx calls. Helpers are started
+	// whenever a slot is free; with the queue full, this worker examines
+	// a batch itself.
+	type listed struct {
+		rd *bulk.Reader
+		b  bulk.Batch
+	}
+	queue := make(chan listed, r.w.opts.Jobs)
+	examine := func(l listed) {
+		b := l.rd.Stat(fd, d.dev, l.b, r.mode)
+		r.take(d, &b)
+		r.w.readers.Put(l.rd)
+	}
+	var helpers sync.WaitGroup
+	helper := func() error {
+		defer helpers.Done()
+		for l := range queue {
+			examine(l)
+		}
+		return nil
+	}
+	nhelpers := 0
+	var err error
+	for more := true; more && err == nil; {
+		var names bulk.Batch
+		names, err = rd.Read(&d.d)
+		more = names.More
 		lr := r.w.readers.Get().(*bulk.Reader)
-		names = lr.Adopt(names)
-		examine := func() {
-			b := lr.Stat(fd, d.dev, names, r.mode)
-			r.take(d, &b)
-			r.w.readers.Put(lr)
+		l := listed{lr, lr.Adopt(names)}
+		if nhelpers < r.w.opts.Jobs-1 {
+			helpers.Add(1)
+			if r.g.TryGo(helper) {
+				nhelpers++
+			} else {
+				helpers.Done()
+			}
 		}
-		wg.Add(1)
-		if !r.g.TryGo(func() error { examine(); wg.Done(); return nil }) {
-			examine()
-			wg.Done()
-		}
-		if err != nil || !more {
-			return err
+		select {
+		case queue <- l:
+		default:
+			examine(l)
 		}
 	}
+	close(queue)
+	for l := range queue { // help drain, then wait for the helpers
+		examine(l)
+	}
+	helpers.Wait()
+	return err
 }
 
 // take adds one batch of d's entries: folded sums and files to d's totals,
