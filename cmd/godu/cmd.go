@@ -159,6 +159,7 @@ kernel allows and walking subdirectories in parallel.`,
 			return nil
 		},
 	}
+	cmd.SetVersionTemplate(prog + " {{.Version}} (" + bulk.Variant + " build)\n")
 	cmd.SetOut(stdout)
 	cmd.SetErr(stderr)
 	f := cmd.Flags()
