@@ -71,15 +71,8 @@ kernel allows and walking subdirectories in parallel.`,
 		SilenceUsage:  true,
 		Args:          cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if help {
-				return cmd.Help()
-			}
 			if manDir != "" {
 				return doc.GenManTree(cmd, &doc.GenManHeader{Title: "GODU", Section: "1", Source: "godu " + version}, manDir)
-			}
-			if showVersion {
-				fmt.Fprintf(stdout, "%s %s (%s build)\n", prog, version, bulk.Variant)
-				return nil
 			}
 			if maxDepth != "" {
 				d, err := strconv.ParseInt(maxDepth, 10, 64)
@@ -164,6 +157,8 @@ kernel allows and walking subdirectories in parallel.`,
 	cmd.SetErr(stderr)
 	f := cmd.Flags()
 	f.SortFlags = false
+	// Defined here so that cobra adds no -h (du's --human-readable) and
+	// no -v; cobra itself answers both.
 	f.BoolVar(&help, "help", false, "display this help and exit")
 	f.BoolVar(&showVersion, "version", false, "output version information and exit")
 	f.BoolVarP(&o.NullTerminate, "null", "0", false, "end each output line with NUL, not newline")
