@@ -79,6 +79,29 @@ func runEnv(t *testing.T, dir, env, name string, args ...string) string {
 	return strings.ReplaceAll(string(out), "godu", "du")
 }
 
+// TestSymlinkChains: coreutils' long-sloop: long chains of symlinks and
+// loops, followed with -L and -H, and the root operands "/" and "./" with
+// their trailing slashes (coreutils' slash), kept short by --exclude.
+func TestSymlinkChainsAndSlashes(t *testing.T) {
+	root := t.TempDir()
+	spec := map[string]string{"sl/target/f": "file:6000", "sl/loop1": "symlink:loop2", "sl/loop2": "symlink:loop1"}
+	spec["sl/s0"] = "symlink:target"
+	for i := 1; i <= 30; i++ {
+		spec[fmt.Sprintf("sl/s%d", i)] = fmt.Sprintf("symlink:s%d", i-1)
+	}
+	testtree.Build(t, root, spec)
+	for _, args := range [][]string{
+		{"-sL", "sl"}, {"-aL", "sl"}, {"-sL", "sl/s30"}, {"-sH", "sl/s30"}, {"-s", "sl/s30"},
+		{"-sL", "sl/loop1"}, {"-s", "sl/loop1"}, {"-a", "sl"},
+	} {
+		compare(t, root, args[:len(args)-1], args[len(args)-1:])
+	}
+	ex := []string{"-s", "--exclude=/?*", "--exclude=./?*", "--exclude=.//?*"}
+	for _, op := range []string{"/", "//", "///", "./", ".//"} {
+		compare(t, root, ex, []string{op})
+	}
+}
+
 func TestFiles0From(t *testing.T) {
 	root := richTree(t)
 	os.WriteFile(filepath.Join(root, "list"), []byte("t/files\x00t/nested\x00\x00t/files\x00u\x00"), 0o644)
