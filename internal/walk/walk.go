@@ -4,9 +4,11 @@
 //
 // A Walker reads each directory with internal/bulk (one call into the
 // kernel loop per directory) and recurses with goroutines bounded by an
-// errgroup: a worker that finds a subdirectory hands it to a new goroutine
-// when a slot is free (TryGo) and walks it itself otherwise, so the limit
-// bounds threads and open descriptors and a full pool can never deadlock.
+// errgroup: a worker that finds subdirectories puts them on the walk's
+// shared stack, starts new workers while slots are free (TryGo), and takes
+// the next directory from the stack itself, so the limit bounds threads
+// and open descriptors, a full pool can never deadlock, and no found
+// directory waits behind a busy worker while another is idle.
 // A directory too large for one batch is listed by its worker while other
 // workers examine its entries. Totals flow bottom-up: a directory is
 // complete when its own entries and all its subdirectories are.
@@ -459,6 +461,9 @@ type run struct {
 
 	linkMu sync.Mutex
 	links  map[inodeset.Key]*linkClaim // hard-linked files met in this walk
+
+	stackMu sync.Mutex
+	stack   []*dir // subdirectories found and not yet taken by a worker
 }
 
 // linkClaim is the link a hard-linked file is charged to: the first in
@@ -614,6 +619,7 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	g.Go(func() error {
 		rd := w.readers.Get().(*bulk.Reader)
 		r.visit(rd, root, fd)
+		r.work(rd)
 		w.readers.Put(rd)
 		return nil
 	})
@@ -704,18 +710,55 @@ func (r *run) visit(rd *bulk.Reader, d *dir, fd int) {
 		r.holdMu.Unlock()
 	}
 	r.releaseFd(d) // our own claim: closes now if there are no subdirectories
-	for _, c := range subdirs {
-		c := c
-		if !r.g.TryGo(func() error {
-			crd := r.w.readers.Get().(*bulk.Reader)
-			r.visit(crd, c, -1)
-			r.w.readers.Put(crd)
-			return nil
-		}) {
-			r.visit(rd, c, -1)
-		}
+	// The subdirectories go on the walk's shared stack, where any worker
+	// takes the next; new workers are started while slots are free
+	// (TryGo), and this one goes on with the next itself (work).
+	r.push(subdirs)
+	for i := 1; i < len(subdirs) && r.g.TryGo(r.helper); i++ {
 	}
 	r.finish(d)
+}
+
+// push puts subdirectories on the shared stack, the first by name on top,
+// so that the walk goes depth first in name order where it can.
+func (r *run) push(ds []*dir) {
+	if len(ds) == 0 {
+		return
+	}
+	r.stackMu.Lock()
+	for i := len(ds) - 1; i >= 0; i-- {
+		r.stack = append(r.stack, ds[i])
+	}
+	r.stackMu.Unlock()
+}
+
+func (r *run) pop() *dir {
+	r.stackMu.Lock()
+	defer r.stackMu.Unlock()
+	n := len(r.stack)
+	if n == 0 {
+		return nil
+	}
+	d := r.stack[n-1]
+	r.stack[n-1] = nil
+	r.stack = r.stack[:n-1]
+	return d
+}
+
+// work visits directories from the shared stack until it is empty. A
+// worker that finds the stack empty ends: the others' pushes start new
+// ones.
+func (r *run) work(rd *bulk.Reader) {
+	for d := r.pop(); d != nil; d = r.pop() {
+		r.visit(rd, d, -1)
+	}
+}
+
+func (r *run) helper() error {
+	rd := r.w.readers.Get().(*bulk.Reader)
+	r.work(rd)
+	r.w.readers.Put(rd)
+	return nil
 }
 
 // readRest reads the rest of a directory that did not fit in one batch.
