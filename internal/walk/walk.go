@@ -15,7 +15,10 @@
 //
 // Directories are opened relative to their parent's descriptor, never by a
 // path from the root, so depth is unlimited; a parent's descriptor stays
-// open only until its last subdirectory has been opened.
+// open only until its last subdirectory has been opened. Out of
+// descriptors (EMFILE), the descriptors of directories that only wait for
+// their subdirectories to be opened are closed, and reopened on demand
+// from the nearest open ancestor.
 //
 // The result of a walk is a tree of Nodes holding the entries the caller
 // asked to see (directories down to Options.MaxDepth, files too with
@@ -763,8 +766,8 @@ func (r *run) helper() error {
 
 // readRest reads the rest of a directory that did not fit in one batch.
 // Where the system can list names apart from examining them, the listing
-// stays here and each batch of names is examined by another worker when
-// one is free, so a huge directory does not serialise on one core.
+// stays here and the batches of names are examined by helper workers, so
+// a huge directory does not serialise on one core.
 func (r *run) readRest(rd *bulk.Reader, d *dir) error {
 	if !bulk.CanSplit {
 		for {
