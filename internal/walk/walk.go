@@ -130,6 +130,11 @@ type Node struct {
 	Children []*Node
 }
 
+// sortChildren puts n's children in name order, as they are printed.
+func (n *Node) sortChildren() {
+	sort.Slice(n.Children, func(i, j int) bool { return n.Children[i].Name < n.Children[j].Name })
+}
+
 // Join joins a directory path and a name as du prints them: "a" and "b"
 // give "a/b", "a/" and "b" give "a/b".
 func Join(dir, name string) string {
@@ -545,7 +550,7 @@ func (r *run) chargeLinks() {
 		}
 	}
 	for n := range resort {
-		sort.Slice(n.Children, func(i, j int) bool { return n.Children[i].Name < n.Children[j].Name })
+		n.sortChildren()
 	}
 }
 
@@ -615,8 +620,7 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	}
 	if err != nil {
 		w.fail("read directory", path, err)
-		root.node.Totals, root.node.Own = root.sub.load(), root.own.load()
-		w.emit(path, root.node)
+		r.finish(root) // its own size still counts
 		return root.node, ctx.Err()
 	}
 	g.Go(func() error {
@@ -926,9 +930,7 @@ func (r *run) finish(d *dir) {
 		t := d.sub.load()
 		if d.node != nil {
 			d.node.Totals, d.node.Own = t, d.own.load()
-			sort.Slice(d.node.Children, func(i, j int) bool {
-				return d.node.Children[i].Name < d.node.Children[j].Name
-			})
+			d.node.sortChildren()
 			if r.w.opts.OnNode != nil {
 				r.w.emit(d.path(), d.node)
 			}
