@@ -154,10 +154,7 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 		if root == nil {
 			continue
 		}
-		total.Blocks += root.Blocks
-		total.Bytes += root.Bytes
-		total.Inodes += root.Inodes
-		total.Time = max(total.Time, root.Time)
+		total.Add(root.Totals)
 		root.Walk(func(path string, n *walk.Node) {
 			t := n.Totals
 			if o.SeparateDirs {

@@ -108,7 +108,8 @@ type Totals struct {
 	Time int64
 }
 
-func (t *Totals) add(u Totals) {
+// Add adds u to t: sums, and the later time.
+func (t *Totals) Add(u Totals) {
 	t.Blocks += u.Blocks
 	t.Bytes += u.Bytes
 	t.Inodes += u.Inodes
@@ -534,7 +535,7 @@ func (r *run) chargeLinks() {
 		}
 		for d := c.dir; d != nil; d = d.parent {
 			if d.node != nil {
-				d.node.Totals.add(c.t)
+				d.node.Totals.Add(c.t)
 			}
 		}
 		r.w.nfiles.Add(1)
@@ -543,7 +544,7 @@ func (r *run) chargeLinks() {
 		if n == nil {
 			continue
 		}
-		n.Own.add(c.t)
+		n.Own.Add(c.t)
 		if r.w.opts.ListFiles && r.reported(c.dir.depth+1) {
 			n.Children = append(n.Children, &Node{Name: c.name, Totals: c.t, Own: c.t})
 			resort[n] = true
@@ -898,7 +899,7 @@ func (r *run) take(d *dir, b *bulk.Batch) {
 			subdirs = append(subdirs, c)
 			continue
 		}
-		own.add(t)
+		own.Add(t)
 		if opts.ListFiles && d.node != nil && r.reported(childDepth) {
 			files = append(files, &Node{Name: string(b.Name(rec)), Totals: t, Own: t})
 		}
