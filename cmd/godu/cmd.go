@@ -145,7 +145,6 @@ kernel allows and walking subdirectories in parallel.`,
 			case derefArgs:
 				o.Deref = du.DerefArgs
 			}
-			_ = noDeref
 			o.Progress = progressMode()
 			o.StderrFd = stderrFd
 			*status = du.Run(context.Background(), o, args, stdout, stderr)
