@@ -5,6 +5,11 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 CC      ?= cc
 CFLAGS_CHECK := -std=c11 -O2 -Wall -Wextra -Werror -Wshadow -Wconversion -Wno-sign-conversion
 PREFIX  ?= /usr/local
+# Go's build cache hashes only the C files in a package's own directory,
+# not the csrc/ files they include: a digest of csrc/ in CGO_CFLAGS makes
+# every edit there rebuild the cgo packages.
+CSRC_SUM := $(shell cat csrc/*.[ch] csrc/*/*.[ch] 2>/dev/null | cksum | cut -d' ' -f1)
+export CGO_CFLAGS := $(or $(CGO_CFLAGS),-O2 -g) -DGODU_CSRC_SUM=$(CSRC_SUM)
 
 .PHONY: all build build-purego install man test vet fmt-check cwarn race unit bench gobench zig cross dist fuzz asan clean
 
@@ -26,10 +31,11 @@ install: build man
 	bin/godu completion zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_godu
 	bin/godu completion fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/godu.fish
 
-# The man page, generated from the command's own help (cobra's doc).
-man: build
+# The man page, generated from the command's own help (cobra's doc) by a
+# build tagged godu_man; the shipped binary leaves the generator out.
+man:
 	@rm -rf bin/man && mkdir -p bin/man
-	bin/godu --generate-man bin/man
+	$(GO) run -tags godu_man -ldflags '$(LDFLAGS)' ./cmd/godu --generate-man bin/man
 
 # The whole gate: formatting, vet for both variants and for darwin, C
 # warnings, and the test suite under the race detector for both variants.
