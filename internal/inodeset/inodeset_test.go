@@ -84,3 +84,33 @@ func BenchmarkAdd(b *testing.B) {
 		}
 	}
 }
+
+// A shard keeps its first device's inodes apart from other devices' keys:
+// the same inode numbers on several devices, in every order, stay distinct,
+// and Contains finds each in the right map.
+func TestDevices(t *testing.T) {
+	s := New(1) // one shard: every key meets the same maps
+	devs := []uint64{7, 0, 7 << 40, 1}
+	for round := 0; round < 2; round++ {
+		for _, d := range devs {
+			for ino := uint64(0); ino < 300; ino++ {
+				k := Key{Dev: d, Ino: ino}
+				if got := s.Add(k); got != (round == 0) {
+					t.Fatalf("round %d: Add(%v) = %v", round, k, got)
+				}
+				if !s.Contains(k) {
+					t.Fatalf("Contains(%v) = false after Add", k)
+				}
+			}
+		}
+	}
+	if s.Contains(Key{Dev: 2, Ino: 1}) || s.Contains(Key{Dev: 7, Ino: 300}) {
+		t.Fatal("Contains found a key never added")
+	}
+	if got := s.Len(); got != len(devs)*300 {
+		t.Fatalf("Len = %d, want %d", got, len(devs)*300)
+	}
+	if New(4).Contains(Key{}) {
+		t.Fatal("an empty set contains the zero key")
+	}
+}

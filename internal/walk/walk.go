@@ -180,13 +180,15 @@ func (e *Error) Unwrap() error { return e.Err }
 type Walker struct {
 	opts    Options
 	set     *inodeset.Set
-	readers sync.Pool
+	setUsed atomic.Bool // set holds a key: lookups can find something
 	errMu   sync.Mutex
 	nodeMu  sync.Mutex
 	nerrs   atomic.Int64
-	// Counters for Stats and Progress.
-	ndirs, nfiles, nlinks, nblocks atomic.Int64
-	current                        atomic.Pointer[dir] // a directory being read
+
+	workMu sync.Mutex
+	idle   []*worker // workers free to be taken
+	all    []*worker // every worker made, for Stats and Current
+	after  counters  // counts made after a walk (hard links charged)
 	// checkAll is set once a non-directory with one link entered the set
 	// (a file operand under HashAll): from then on every file must be
 	// looked up, so no file may be folded.
@@ -208,8 +210,44 @@ func New(opts Options) *Walker {
 	w := &Walker{opts: opts, set: inodeset.New(shards)}
 	// Following symlinks, a file with one link may be reached twice.
 	w.checkAll.Store(opts.FollowAll)
-	w.readers.New = func() any { return bulk.NewReader() }
 	return w
+}
+
+// counters are the counts behind Stats and Current. Each worker keeps its
+// own, on a cache line of its own, so that counting costs no cross-core
+// traffic; Stats sums them.
+type counters struct {
+	dirs, files, links, blocks atomic.Int64
+	current                    atomic.Pointer[dir] // a directory being read
+	_                          [24]byte
+}
+
+// worker is what one goroutine of a walk holds while it works: a reader
+// (buffers for the kernel loop) and its counters.
+type worker struct {
+	rd *bulk.Reader
+	counters
+}
+
+// getWorker takes an idle worker, or makes one.
+func (w *Walker) getWorker() *worker {
+	w.workMu.Lock()
+	defer w.workMu.Unlock()
+	if n := len(w.idle); n > 0 {
+		wk := w.idle[n-1]
+		w.idle = w.idle[:n-1]
+		return wk
+	}
+	wk := &worker{rd: bulk.NewReader()}
+	w.all = append(w.all, wk)
+	return wk
+}
+
+func (w *Walker) putWorker(wk *worker) {
+	wk.current.Store(nil)
+	w.workMu.Lock()
+	w.idle = append(w.idle, wk)
+	w.workMu.Unlock()
 }
 
 // Stats are a Walker's counts so far.
@@ -222,15 +260,31 @@ type Stats struct {
 
 // Stats returns the counts so far; safe to call during a walk.
 func (w *Walker) Stats() Stats {
-	return Stats{Dirs: w.ndirs.Load(), Files: w.nfiles.Load(), LinksSkipped: w.nlinks.Load(),
-		Blocks: w.nblocks.Load(), Errors: w.nerrs.Load()}
+	st := Stats{Errors: w.nerrs.Load()}
+	add := func(c *counters) {
+		st.Dirs += c.dirs.Load()
+		st.Files += c.files.Load()
+		st.LinksSkipped += c.links.Load()
+		st.Blocks += c.blocks.Load()
+	}
+	add(&w.after)
+	w.workMu.Lock()
+	for _, wk := range w.all {
+		add(&wk.counters)
+	}
+	w.workMu.Unlock()
+	return st
 }
 
 // Current is the path of a directory being read now, or "" (for progress
 // displays; safe to call during a walk).
 func (w *Walker) Current() string {
-	if d := w.current.Load(); d != nil {
-		return d.path()
+	w.workMu.Lock()
+	defer w.workMu.Unlock()
+	for _, wk := range w.all {
+		if d := wk.current.Load(); d != nil {
+			return d.path()
+		}
 	}
 	return ""
 }
@@ -263,7 +317,15 @@ func (w *Walker) seen(r *bulk.Record) bool {
 		// once unless it was itself an operand (which sets checkAll).
 		return false
 	}
-	return !w.set.Add(inodeset.Key{Dev: r.Dev, Ino: r.Ino})
+	return !w.add(inodeset.Key{Dev: r.Dev, Ino: r.Ino})
+}
+
+// add puts k in the hard-link set, reporting whether it was absent.
+func (w *Walker) add(k inodeset.Key) bool {
+	if !w.setUsed.Load() {
+		w.setUsed.Store(true)
+	}
+	return w.set.Add(k)
 }
 
 // entryTotals is what one record contributes by itself.
@@ -275,32 +337,40 @@ func entryTotals(r *bulk.Record) Totals {
 	return t
 }
 
-// atomicTotals is a Totals that workers add to concurrently.
+// atomicTotals is a Totals that workers add to concurrently. Its fields
+// are plain words used through sync/atomic, so that a new directory's
+// totals are set without atomic stores before any other worker can see
+// it; the zero value is empty (tbias 0 is no time).
 type atomicTotals struct {
-	blocks, bytes, inodes, time atomic.Int64
+	blocks, bytes, inodes int64
+	tbias                 uint64 // Time with its sign bit flipped: ordered as unsigned
+}
+
+func biasTime(t int64) uint64 { return uint64(t) ^ 1<<63 }
+
+// set makes a equal to t; only while a is not yet shared.
+func (a *atomicTotals) set(t Totals) {
+	*a = atomicTotals{blocks: t.Blocks, bytes: t.Bytes, inodes: t.Inodes, tbias: biasTime(t.Time)}
 }
 
 func (a *atomicTotals) add(t Totals) {
-	a.blocks.Add(t.Blocks)
-	a.bytes.Add(t.Bytes)
-	a.inodes.Add(t.Inodes)
-	for {
-		old := a.time.Load()
-		if t.Time <= old || a.time.CompareAndSwap(old, t.Time) {
+	atomic.AddInt64(&a.blocks, t.Blocks)
+	atomic.AddInt64(&a.bytes, t.Bytes)
+	atomic.AddInt64(&a.inodes, t.Inodes)
+	if t.Time == math.MinInt64 {
+		return
+	}
+	for b := biasTime(t.Time); ; {
+		old := atomic.LoadUint64(&a.tbias)
+		if b <= old || atomic.CompareAndSwapUint64(&a.tbias, old, b) {
 			break
 		}
 	}
 }
 
 func (a *atomicTotals) load() Totals {
-	return Totals{Blocks: a.blocks.Load(), Bytes: a.bytes.Load(), Inodes: a.inodes.Load(), Time: a.time.Load()}
-}
-
-func (a *atomicTotals) init() {
-	a.blocks.Store(0)
-	a.bytes.Store(0)
-	a.inodes.Store(0)
-	a.time.Store(math.MinInt64)
+	return Totals{Blocks: atomic.LoadInt64(&a.blocks), Bytes: atomic.LoadInt64(&a.bytes),
+		Inodes: atomic.LoadInt64(&a.inodes), Time: int64(atomic.LoadUint64(&a.tbias) ^ 1<<63)}
 }
 
 // dir is a directory being walked.
@@ -317,7 +387,7 @@ type dir struct {
 
 	sub     atomicTotals // the subtree so far
 	own     atomicTotals // the directory and its files
-	pending atomic.Int32 // own reading + unfinished subdirectories
+	pending int32        // own reading + unfinished subdirectories (atomic)
 	fdRefs  atomic.Int32 // subdirectories not yet opened
 
 	// fdMu guards d.d's descriptor once d is read: it may be shed (closed
@@ -338,12 +408,10 @@ func (d *dir) path() string {
 
 func newDir(parent *dir, name string, depth int, rec *bulk.Record) *dir {
 	d := &dir{parent: parent, name: name, depth: depth, dev: rec.Dev, ino: rec.Ino}
-	d.sub.init()
-	d.own.init()
 	t := entryTotals(rec)
-	d.sub.add(t)
-	d.own.add(t)
-	d.pending.Store(1)
+	d.sub.set(t)
+	d.own.set(t)
+	d.pending = 1
 	return d
 }
 
@@ -365,9 +433,6 @@ func (r *run) releaseFd(d *dir) {
 		d.fdMu.Lock()
 		d.d.Close()
 		d.fdMu.Unlock()
-		r.holdMu.Lock()
-		delete(r.holding, d)
-		r.holdMu.Unlock()
 	}
 }
 
@@ -427,12 +492,19 @@ func (r *run) doneFd(d *dir) {
 
 // shed closes the descriptors of directories that are only waiting to
 // open more subdirectories (they are reopened on demand), when the process
-// has run out of descriptors. It returns how many it closed.
+// has run out of descriptors. It returns how many it closed. Such a
+// directory is the parent of a directory on the shared stack: a read
+// directory keeps its descriptor only while subdirectories of it wait
+// there or are being opened, and one being opened is in use.
 func (r *run) shed() int {
-	r.holdMu.Lock()
-	defer r.holdMu.Unlock()
+	r.stackMu.Lock()
+	defer r.stackMu.Unlock()
 	n := 0
-	for d := range r.holding {
+	for i, c := range r.stack {
+		d := c.parent
+		if d == nil || i > 0 && r.stack[i-1].parent == d {
+			continue // siblings lie together on the stack
+		}
 		if d.fdMu.TryLock() {
 			if d.users == 0 && d.d.Fd() >= 0 {
 				d.d.Close()
@@ -465,11 +537,8 @@ type run struct {
 	mode    bulk.Mode
 	follow  bool // the operand is followed if a symlink
 
-	holdMu  sync.Mutex
-	holding map[*dir]struct{} // read directories whose descriptors wait for subdirectories
-
 	linkMu sync.Mutex
-	links  map[inodeset.Key]*linkClaim // hard-linked files met in this walk
+	links  linkTable // hard-linked files met in this walk
 
 	stackMu sync.Mutex
 	stack   []*dir // subdirectories found and not yet taken by a worker
@@ -483,6 +552,45 @@ type linkClaim struct {
 	dir  *dir
 	name string
 	t    Totals
+}
+
+// linkTable maps hard-linked files to their claims. Files on the walk's
+// own device are keyed by inode number alone (Go hashes one word in a
+// quarter of the time of two); files on other devices by (device, inode).
+type linkTable struct {
+	dev   uint64
+	m     map[uint64]*linkClaim
+	other map[inodeset.Key]*linkClaim
+}
+
+func (t *linkTable) get(k inodeset.Key) *linkClaim {
+	if k.Dev == t.dev {
+		return t.m[k.Ino]
+	}
+	return t.other[k]
+}
+
+func (t *linkTable) put(k inodeset.Key, c *linkClaim) {
+	if k.Dev == t.dev {
+		if t.m == nil {
+			t.m = map[uint64]*linkClaim{}
+		}
+		t.m[k.Ino] = c
+		return
+	}
+	if t.other == nil {
+		t.other = map[inodeset.Key]*linkClaim{}
+	}
+	t.other[k] = c
+}
+
+func (t *linkTable) each(fn func(inodeset.Key, *linkClaim)) {
+	for ino, c := range t.m {
+		fn(inodeset.Key{Dev: t.dev, Ino: ino}, c)
+	}
+	for k, c := range t.other {
+		fn(k, c)
+	}
 }
 
 // after reports whether c comes after link (d, name) in traversal order:
@@ -504,52 +612,68 @@ func (c *linkClaim) after(d *dir, name []byte) bool {
 	return xn < yn
 }
 
-// claim offers link (d, name) of a hard-linked file; the walk charges the
-// file to the first link in traversal order once it is over.
-func (r *run) claim(k inodeset.Key, d *dir, name []byte, t Totals) {
+// claim offers the links to hard-linked files among b's records (indices
+// in b.Records), found in d; the walk charges each file to the first of its
+// links in traversal order once it is over. A file counted under an earlier
+// operand is skipped. One lock per batch: workers finding links at once
+// contend on it per directory, not per link.
+func (r *run) claim(wk *worker, d *dir, b *bulk.Batch, links []int32) {
+	counted := r.w.setUsed.Load()
+	skipped := int64(0)
 	r.linkMu.Lock()
-	defer r.linkMu.Unlock()
-	c := r.links[k]
-	switch {
-	case c == nil:
-		r.links[k] = &linkClaim{dir: d, name: string(name), t: t}
-		return
-	case c.after(d, name):
-		c.dir, c.name = d, string(name)
+	for _, i := range links {
+		rec := &b.Records[i]
+		k := inodeset.Key{Dev: rec.Dev, Ino: rec.Ino}
+		if counted && r.w.set.Contains(k) {
+			skipped++
+			continue
+		}
+		name := b.Name(rec)
+		c := r.links.get(k)
+		switch {
+		case c == nil:
+			r.links.put(k, &linkClaim{dir: d, name: string(name), t: entryTotals(rec)})
+			continue
+		case c.after(d, name):
+			c.dir, c.name = d, string(name)
+		}
+		skipped++
 	}
-	r.w.nlinks.Add(1)
+	r.linkMu.Unlock()
+	wk.links.Add(skipped)
 }
 
 // chargeLinks adds each hard-linked file to the directory of its first
 // link and to every reported directory above it, after the walk.
 func (r *run) chargeLinks() {
 	resort := map[*Node]bool{}
-	for k, c := range r.links {
-		r.w.set.Add(k) // later operands count it no more
-		skipped := false
+	var files, blocks int64
+	r.links.each(func(k inodeset.Key, c *linkClaim) {
+		r.w.add(k) // later operands count it no more
 		for d := c.dir; d != nil; d = d.parent {
-			skipped = skipped || d.skipped
-		}
-		if skipped {
-			continue
+			if d.skipped {
+				return
+			}
 		}
 		for d := c.dir; d != nil; d = d.parent {
 			if d.node != nil {
 				d.node.Totals.Add(c.t)
 			}
 		}
-		r.w.nfiles.Add(1)
-		r.w.nblocks.Add(c.t.Blocks)
+		files++
+		blocks += c.t.Blocks
 		n := c.dir.node
 		if n == nil {
-			continue
+			return
 		}
 		n.Own.Add(c.t)
 		if r.w.opts.ListFiles && r.reported(c.dir.depth+1) {
 			n.Children = append(n.Children, &Node{Name: c.name, Totals: c.t, Own: c.t})
 			resort[n] = true
 		}
-	}
+	})
+	r.w.after.files.Add(files)
+	r.w.after.blocks.Add(blocks)
 	for n := range resort {
 		n.sortChildren()
 	}
@@ -573,7 +697,7 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 		return nil, ctx.Err()
 	}
 	if w.opts.HashAll && !w.opts.CountLinks {
-		if !w.set.Add(inodeset.Key{Dev: rec.Dev, Ino: rec.Ino}) {
+		if !w.add(inodeset.Key{Dev: rec.Dev, Ino: rec.Ino}) {
 			return nil, ctx.Err()
 		}
 		if rec.Type != bulk.Directory && rec.Nlink <= 1 {
@@ -591,8 +715,8 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(w.opts.Jobs)
-	r := &run{w: w, ctx: gctx, g: g, rootDev: rec.Dev, follow: follow, holding: map[*dir]struct{}{},
-		links: map[inodeset.Key]*linkClaim{}}
+	r := &run{w: w, ctx: gctx, g: g, rootDev: rec.Dev, follow: follow,
+		links: linkTable{dev: rec.Dev}}
 	if !w.opts.ListFiles && !w.checkAll.Load() {
 		r.mode = bulk.Fold
 	}
@@ -625,10 +749,10 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 		return root.node, ctx.Err()
 	}
 	g.Go(func() error {
-		rd := w.readers.Get().(*bulk.Reader)
-		r.visit(rd, root, fd)
-		r.work(rd)
-		w.readers.Put(rd)
+		wk := w.getWorker()
+		r.visit(wk, root, fd)
+		r.work(wk)
+		w.putWorker(wk)
 		return nil
 	})
 	g.Wait()
@@ -654,7 +778,7 @@ func (r *run) reported(depth int) bool {
 
 // visit reads directory d (opening it relative to its parent, or using fd
 // for a root), then walks its subdirectories.
-func (r *run) visit(rd *bulk.Reader, d *dir, fd int) {
+func (r *run) visit(wk *worker, d *dir, fd int) {
 	if r.ctx.Err() != nil {
 		if d.parent == nil {
 			unix.Close(fd)
@@ -662,9 +786,10 @@ func (r *run) visit(rd *bulk.Reader, d *dir, fd int) {
 		r.releaseFd(d.parent)
 		return
 	}
-	r.w.current.Store(d)
-	r.w.ndirs.Add(1)
-	r.w.nblocks.Add(d.own.blocks.Load())
+	wk.current.Store(d)
+	wk.dirs.Add(1)
+	wk.blocks.Add(atomic.LoadInt64(&d.own.blocks))
+	rd := wk.rd
 	var b bulk.Batch
 	var err error
 	if d.parent == nil {
@@ -694,15 +819,15 @@ func (r *run) visit(rd *bulk.Reader, d *dir, fd int) {
 		// A mount point whose record showed the covered directory (macOS):
 		// with -x it is skipped, its own size included.
 		d.d.Close()
-		d.sub.init()
+		d.sub = atomicTotals{}
 		d.node = nil
 		d.skipped = true
 		r.finish(d)
 		return
 	}
-	r.take(d, &b)
+	r.take(wk, d, &b)
 	if err == nil && b.More {
-		err = r.readRest(rd, d)
+		err = r.readRest(wk, d)
 	}
 	if err != nil {
 		r.w.fail("read directory", d.path(), err)
@@ -710,13 +835,8 @@ func (r *run) visit(rd *bulk.Reader, d *dir, fd int) {
 
 	subdirs := d.subdirs
 	d.subdirs = nil
-	d.pending.Add(int32(len(subdirs)))
+	atomic.AddInt32(&d.pending, int32(len(subdirs)))
 	d.fdRefs.Store(int32(len(subdirs)) + 1)
-	if len(subdirs) > 0 {
-		r.holdMu.Lock()
-		r.holding[d] = struct{}{}
-		r.holdMu.Unlock()
-	}
 	r.releaseFd(d) // our own claim: closes now if there are no subdirectories
 	// The subdirectories go on the walk's shared stack, where any worker
 	// takes the next; new workers are started while slots are free
@@ -756,16 +876,16 @@ func (r *run) pop() *dir {
 // work visits directories from the shared stack until it is empty. A
 // worker that finds the stack empty ends: the others' pushes start new
 // ones.
-func (r *run) work(rd *bulk.Reader) {
+func (r *run) work(wk *worker) {
 	for d := r.pop(); d != nil; d = r.pop() {
-		r.visit(rd, d, -1)
+		r.visit(wk, d, -1)
 	}
 }
 
 func (r *run) helper() error {
-	rd := r.w.readers.Get().(*bulk.Reader)
-	r.work(rd)
-	r.w.readers.Put(rd)
+	wk := r.w.getWorker()
+	r.work(wk)
+	r.w.putWorker(wk)
 	return nil
 }
 
@@ -773,11 +893,12 @@ func (r *run) helper() error {
 // Where the system can list names apart from examining them, the listing
 // stays here and the batches of names are examined by helper workers, so
 // a huge directory does not serialise on one core.
-func (r *run) readRest(rd *bulk.Reader, d *dir) error {
+func (r *run) readRest(wk *worker, d *dir) error {
+	rd := wk.rd
 	if !bulk.CanSplit {
 		for {
 			b, err := rd.Read(&d.d)
-			r.take(d, &b)
+			r.take(wk, d, &b)
 			if err != nil || !b.More {
 				return err
 			}
@@ -791,14 +912,14 @@ func (r *run) readRest(rd *bulk.Reader, d *dir) error {
 	// whenever a slot is free; with the queue full, this worker examines
 	// a batch itself.
 	type listed struct {
-		rd *bulk.Reader
+		wk *worker // holds the batch's buffers
 		b  bulk.Batch
 	}
 	queue := make(chan listed, r.w.opts.Jobs)
 	examine := func(l listed) {
-		b := l.rd.Stat(fd, d.dev, l.b, r.mode)
-		r.take(d, &b)
-		r.w.readers.Put(l.rd)
+		b := l.wk.rd.Stat(fd, d.dev, l.b, r.mode)
+		r.take(l.wk, d, &b)
+		r.w.putWorker(l.wk)
 	}
 	var helpers sync.WaitGroup
 	helper := func() error {
@@ -814,8 +935,8 @@ func (r *run) readRest(rd *bulk.Reader, d *dir) error {
 		var names bulk.Batch
 		names, err = rd.Read(&d.d)
 		more = names.More
-		lr := r.w.readers.Get().(*bulk.Reader)
-		l := listed{lr, lr.Adopt(names)}
+		lw := r.w.getWorker()
+		l := listed{lw, lw.rd.Adopt(names)}
 		if nhelpers < r.w.opts.Jobs-1 {
 			helpers.Add(1)
 			if r.g.TryGo(helper) {
@@ -840,7 +961,7 @@ func (r *run) readRest(rd *bulk.Reader, d *dir) error {
 
 // take adds one batch of d's entries: folded sums and files to d's totals,
 // subdirectories to d's list. Several workers may take batches of one d.
-func (r *run) take(d *dir, b *bulk.Batch) {
+func (r *run) take(wk *worker, d *dir, b *bulk.Batch) {
 	own := Totals{Blocks: b.Folded.Blocks, Bytes: b.Folded.Size, Inodes: int64(b.Folded.Count), Time: math.MinInt64}
 	if b.Folded.Count > 0 && r.mode&(bulk.ATime|bulk.MTime|bulk.CTime) != 0 {
 		own.Time = b.Folded.TMaxSec*1e9 + b.Folded.TMaxNsec
@@ -849,6 +970,8 @@ func (r *run) take(d *dir, b *bulk.Batch) {
 	childDepth := d.depth + 1
 	var subdirs []*dir
 	var files []*Node
+	var linkBuf [64]int32
+	links := linkBuf[:0] // records of hard-linked files
 	var dpath string
 	if opts.Exclude != nil && len(b.Records) > 0 {
 		dpath = d.path()
@@ -873,16 +996,11 @@ func (r *run) take(d *dir, b *bulk.Batch) {
 			continue
 		}
 		if !opts.CountLinks && rec.Type != bulk.Directory && rec.Nlink > 1 {
-			k := inodeset.Key{Dev: rec.Dev, Ino: rec.Ino}
-			if r.w.set.Contains(k) { // counted under an earlier operand
-				r.w.nlinks.Add(1)
-			} else {
-				r.claim(k, d, b.Name(rec), entryTotals(rec))
-			}
+			links = append(links, int32(i))
 			continue
 		}
 		if r.w.seen(rec) {
-			r.w.nlinks.Add(1)
+			wk.links.Add(1)
 			continue
 		}
 		t := entryTotals(rec)
@@ -904,10 +1022,13 @@ func (r *run) take(d *dir, b *bulk.Batch) {
 			files = append(files, &Node{Name: string(b.Name(rec)), Totals: t, Own: t})
 		}
 	}
+	if len(links) > 0 {
+		r.claim(wk, d, b, links)
+	}
 	d.sub.add(own)
 	d.own.add(own)
-	r.w.nfiles.Add(own.Inodes)
-	r.w.nblocks.Add(own.Blocks)
+	wk.files.Add(own.Inodes)
+	wk.blocks.Add(own.Blocks)
 	if len(subdirs) == 0 && len(files) == 0 {
 		return
 	}
@@ -927,7 +1048,7 @@ func (r *run) take(d *dir, b *bulk.Batch) {
 // finish drops one claim on d's completion; the last one completes d and
 // passes its totals to its parent.
 func (r *run) finish(d *dir) {
-	for d != nil && d.pending.Add(-1) == 0 {
+	for d != nil && atomic.AddInt32(&d.pending, -1) == 0 {
 		t := d.sub.load()
 		if d.node != nil {
 			d.node.Totals, d.node.Own = t, d.own.load()
