@@ -131,6 +131,7 @@ dist: zig
 FUZZTIME ?= 60s
 asan:
 	$(GO) test -asan -count=1 -run 'Worked|Corpus|Rejects|Random|Fuzz' ./internal/bulk
+	$(GO) test -asan -count=1 -run 'Subtree' ./internal/walk
 	$(GO) test -asan -run '^$$' -fuzz FuzzAttrParse -fuzztime $(FUZZTIME) ./internal/bulk
 
 fuzz:

@@ -116,4 +116,70 @@ int godu_stat(godu_ctl *ctl, int dirfd, godu_rec *recs, const char *names);
  */
 int godu_stat_one(int dirfd, const char *name, uint32_t flags, godu_rec *rec);
 
+/*
+ * The subtree walk (Linux): below a directory whose subdirectories are
+ * not reported one by one, one call reads a whole subtree, depth first,
+ * until a budget of entries is spent, and returns only its sums, the
+ * hard-linked files it met, and the directories left for the caller.
+ */
+
+/* One subdirectory the subtree walk found. 64 bytes. */
+typedef struct godu_tnode {
+	uint64_t ino;
+	uint64_t dev;
+	int64_t blocks;    /* the directory's own st_blocks */
+	int64_t size;
+	int64_t tsec;      /* with GODU_*TIME: the time asked for */
+	int64_t tnsec;
+	int32_t parent;    /* index of the node it was found in; -1: the root */
+	uint32_t name_off; /* NUL-terminated name in the tree's names arena */
+	uint32_t name_len;
+	uint32_t read;     /* 1: read by the walk, its totals are in the sums */
+} godu_tnode;
+
+/* godu_tree.flags, beside GODU_*TIME */
+#define GODU_TREE_ONE_FS 0x100    /* skip entries on a device other than root_dev */
+#define GODU_TREE_ALL_LINKS 0x200 /* count every link (no hard-link records) */
+
+/* The state of one subtree walk, in and out. Plain integers only. */
+typedef struct godu_tree {
+	uint32_t flags;     /* in: GODU_*TIME, GODU_TREE_* */
+	uint32_t node_cap;  /* in: capacity of nodes */
+	uint32_t tnames_cap; /* in: capacity of the nodes' names arena */
+	uint32_t rec_cap;   /* in: capacity of recs (hard-link records) */
+	uint32_t names_cap; /* in: capacity of the records' names arena */
+	uint32_t dbuf_cap;  /* in: capacity of the kernel buffer */
+	uint32_t budget;    /* in: entries the walk may examine */
+	uint32_t nanc;      /* in: ancestors in anc, as (dev, ino) pairs */
+	uint64_t root_dev;  /* in: the device entries must be on (GODU_TREE_ONE_FS) */
+	uint32_t nnodes;    /* in: the root's subdirectories in nodes; out: all nodes */
+	uint32_t tnames_len; /* in/out: bytes used in the nodes' names arena */
+	uint32_t nrecs;     /* out: hard-link records */
+	uint32_t names_len; /* out: bytes used in the records' names arena */
+	uint64_t dirs;      /* out: directories read */
+	uint64_t files;     /* out: other entries counted */
+	int64_t blocks;     /* out: st_blocks of both */
+	int64_t size;       /* out: st_size of regular files and symlinks */
+	int64_t tmax_sec;   /* out: latest time among them (GODU_*TIME) */
+	int64_t tmax_nsec;
+} godu_tree;
+
+/*
+ * godu_tree_walk reads, depth first, the subdirectories in nodes[0..nnodes)
+ * (found in the directory open as rootfd) and the subdirectories found in
+ * them, appending each found subdirectory to nodes. A directory is read
+ * whole or not at all: one that cannot be opened or read, has an entry
+ * that cannot be examined, spans more than half the kernel buffer, or does
+ * not fit in the buffers is left unread for the caller, who reads it as
+ * any directory (and reports its errors). A subdirectory that is the same
+ * directory as one of its ancestors (anc, then the nodes above it) is left
+ * out, as are entries on another device with GODU_TREE_ONE_FS. Files with
+ * several links are written to recs (unless GODU_TREE_ALL_LINKS); every
+ * other entry of a read directory, and the read directory itself, is
+ * added to the sums. Once budget entries were examined no more directories
+ * are read. Every descriptor opened is closed before the call returns.
+ */
+int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_tnode *nodes,
+		   char *tnames, godu_rec *recs, char *names, char *dbuf);
+
 #endif

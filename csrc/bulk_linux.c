@@ -215,6 +215,181 @@ int godu_close(godu_ctl *c)
 	return r;
 }
 
+/* The most nodes one subtree walk handles: its descriptor and child
+ * counts live on the C stack. */
+#define GODU_TREE_MAX_NODES 1024
+
+/* godu_tree_cycle reports whether directory (dev, ino), found in node i,
+ * is that node or one above it. */
+static int godu_tree_cycle(const godu_tree *t, const uint64_t *anc, const godu_tnode *nodes,
+			   int32_t i, uint64_t dev, uint64_t ino)
+{
+	for (; i >= 0; i = nodes[i].parent)
+		if (nodes[i].ino == ino && nodes[i].dev == dev)
+			return 1;
+	for (uint32_t k = 0; k < t->nanc; k++)
+		if (anc[2 * k] == dev && anc[2 * k + 1] == ino)
+			return 1;
+	return 0;
+}
+
+static long godu_getdents(int fd, char *buf, uint32_t cap)
+{
+	long n;
+	do
+		n = syscall(SYS_getdents64, fd, buf, cap);
+	while (n < 0 && errno == EINTR);
+	return n;
+}
+
+static void godu_tmax(godu_tree *t, int64_t sec, int64_t nsec)
+{
+	if (sec > t->tmax_sec || (sec == t->tmax_sec && nsec > t->tmax_nsec)) {
+		t->tmax_sec = sec;
+		t->tmax_nsec = nsec;
+	}
+}
+
+int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_tnode *nodes,
+		   char *tnames, godu_rec *recs, char *names, char *dbuf)
+{
+	int fds[GODU_TREE_MAX_NODES];
+	uint32_t kids[GODU_TREE_MAX_NODES], stack[GODU_TREE_MAX_NODES];
+	uint32_t cap = t->node_cap < GODU_TREE_MAX_NODES ? t->node_cap : GODU_TREE_MAX_NODES;
+	uint32_t times = t->flags & GODU_TIMES, sp = 0, spent = 0;
+	t->nrecs = 0;
+	t->names_len = 0;
+	t->dirs = t->files = 0;
+	t->blocks = t->size = 0;
+	t->tmax_sec = INT64_MIN;
+	t->tmax_nsec = 0;
+	if (t->nnodes > cap)
+		return -1;
+	for (uint32_t i = t->nnodes; i-- > 0;) {
+		fds[i] = -1;
+		stack[sp++] = i; /* the first on top */
+	}
+	while (sp > 0 && spent < t->budget) {
+		uint32_t i = stack[--sp];
+		godu_tnode *nd = &nodes[i];
+		int32_t p = nd->parent;
+		int fd = openat(p < 0 ? rootfd : fds[p], tnames + nd->name_off,
+				O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+		if (p >= 0 && --kids[p] == 0) {
+			close(fds[p]);
+			fds[p] = -1;
+		}
+		if (fd < 0)
+			continue;
+		/* The whole directory in the first half of the buffer, or the
+		 * caller reads it (a big one is spread over workers there). */
+		long n = godu_getdents(fd, dbuf, t->dbuf_cap / 2);
+		if (n > 0 && godu_getdents(fd, dbuf + n, t->dbuf_cap - (uint32_t)n) != 0)
+			n = -1;
+		if (n < 0) {
+			close(fd);
+			continue;
+		}
+		uint32_t m_nodes = t->nnodes, m_tnames = t->tnames_len;
+		uint32_t m_recs = t->nrecs, m_names = t->names_len;
+		uint64_t files = 0;
+		int64_t blocks = 0, size = 0, tsec = INT64_MIN, tnsec = 0;
+		int ok = 1;
+		for (long pos = 0; pos < n;) {
+			const struct godu_dirent64 *d = (const struct godu_dirent64 *)(dbuf + pos);
+			pos += d->d_reclen;
+			const char *nm = d->d_name;
+			if (nm[0] == '.' && (nm[1] == 0 || (nm[1] == '.' && nm[2] == 0)))
+				continue;
+			spent++;
+			godu_rec r;
+			memset(&r, 0, sizeof r);
+			if (godu_examine_at(fd, nm, times, &r) != 0) {
+				ok = 0;
+				break;
+			}
+			if ((t->flags & GODU_TREE_ONE_FS) && r.dev != t->root_dev)
+				continue;
+			if (r.type == GODU_T_DIR) {
+				if (godu_tree_cycle(t, anc, nodes, (int32_t)i, r.dev, r.ino))
+					continue;
+				size_t len = strlen(nm);
+				if (t->nnodes == cap || t->tnames_len + len + 1 > t->tnames_cap) {
+					ok = 0;
+					break;
+				}
+				godu_tnode *c = &nodes[t->nnodes];
+				fds[t->nnodes++] = -1;
+				c->ino = r.ino;
+				c->dev = r.dev;
+				c->blocks = r.blocks;
+				c->size = r.size;
+				c->tsec = r.tsec;
+				c->tnsec = r.tnsec;
+				c->parent = (int32_t)i;
+				c->name_off = t->tnames_len;
+				c->name_len = (uint32_t)len;
+				c->read = 0;
+				memcpy(tnames + t->tnames_len, nm, len + 1);
+				t->tnames_len += (uint32_t)len + 1;
+				continue;
+			}
+			if (r.nlink > 1 && !(t->flags & GODU_TREE_ALL_LINKS)) {
+				size_t len = strlen(nm);
+				if (t->nrecs == t->rec_cap || t->names_len + len + 1 > t->names_cap) {
+					ok = 0;
+					break;
+				}
+				r.name_off = t->names_len;
+				r.name_len = (uint32_t)len;
+				memcpy(names + t->names_len, nm, len + 1);
+				t->names_len += (uint32_t)len + 1;
+				recs[t->nrecs++] = r;
+				continue;
+			}
+			files++;
+			blocks += r.blocks;
+			if (r.type == GODU_T_REG || r.type == GODU_T_LNK)
+				size += r.size;
+			if (r.tsec > tsec || (r.tsec == tsec && r.tnsec > tnsec)) {
+				tsec = r.tsec;
+				tnsec = r.tnsec;
+			}
+		}
+		if (!ok) { /* left to the caller, as if never read */
+			t->nnodes = m_nodes;
+			t->tnames_len = m_tnames;
+			t->nrecs = m_recs;
+			t->names_len = m_names;
+			close(fd);
+			continue;
+		}
+		nd->read = 1;
+		t->dirs++;
+		t->files += files;
+		t->blocks += nd->blocks + blocks;
+		t->size += size;
+		if (times) {
+			godu_tmax(t, nd->tsec, nd->tnsec);
+			if (files > 0)
+				godu_tmax(t, tsec, tnsec);
+		}
+		uint32_t found = t->nnodes - m_nodes;
+		if (found == 0) {
+			close(fd);
+			continue;
+		}
+		fds[i] = fd;
+		kids[i] = found;
+		for (uint32_t j = t->nnodes; j-- > m_nodes;)
+			stack[sp++] = j;
+	}
+	for (uint32_t i = 0; i < t->nnodes; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return 0;
+}
+
 #ifdef __GLIBC__
 #include <malloc.h>
 /*

@@ -343,12 +343,23 @@ func TestPermissionDenied(t *testing.T) {
 		"p/listonly/a":       "file:100",
 		"p/unreadable-file":  "file:10",
 		"p/locked-root/file": "file:10",
+		// Deeper, where a subtree is read in one call to the core.
+		"p/n1/n2/locked/secret": "file:50000",
+		"p/n1/n2/noexec/f":      "file:7000",
+		"p/n1/n2/noexec/g":      "file:7000",
+		"p/n1/n3/n4/listonly/a": "file:100",
+		"p/n1/n3/n4/ok/b":       "file:9000",
+		"p/n1/n3/n4/unreadable": "file:10",
 	})
 	openUp(t, filepath.Join(root, "p"))
 	os.Chmod(filepath.Join(root, "p/locked"), 0o700)
 	os.Chmod(filepath.Join(root, "p/noexec"), 0o744)
 	os.Chmod(filepath.Join(root, "p/listonly"), 0o711)
 	os.Chmod(filepath.Join(root, "p/unreadable-file"), 0o000)
+	os.Chmod(filepath.Join(root, "p/n1/n2/locked"), 0o700)
+	os.Chmod(filepath.Join(root, "p/n1/n2/noexec"), 0o744)
+	os.Chmod(filepath.Join(root, "p/n1/n3/n4/listonly"), 0o711)
+	os.Chmod(filepath.Join(root, "p/n1/n3/n4/unreadable"), 0o000)
 	for _, args := range [][]string{{"-s"}, {"-a", "-0"}, {"-d", "1"}, {"-sc"}} {
 		all := append(append([]string{}, args...), "p", "p/ok")
 		want := testtree.Run(t, root, cred, "du", all...)

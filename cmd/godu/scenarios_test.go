@@ -247,13 +247,20 @@ func TestOneFileSystem(t *testing.T) {
 		t.Skip("unshare is not installed")
 	}
 	root := t.TempDir()
-	testtree.Build(t, root, map[string]string{"x/f": "file:5000", "x/mnt/": "/", "x/other/g": "file:3000"})
+	testtree.Build(t, root, map[string]string{"x/f": "file:5000", "x/mnt/": "/", "x/other/g": "file:3000",
+		"x/deep/er/mnt/": "/", "x/deep/er/f": "file:7000"})
+	// Mounts and cycles deeper than the operand's children are met inside
+	// a subtree read in one call to the core.
 	script := `set -e
 mount -t tmpfs -o size=4m tmpfs x/mnt
 head -c 100000 /dev/zero > x/mnt/big
 mkdir x/mnt/sub
+mount -t tmpfs -o size=4m tmpfs x/deep/er/mnt
+head -c 50000 /dev/zero > x/deep/er/mnt/f && mkdir x/deep/er/mnt/d && echo x > x/deep/er/mnt/d/g
 mkdir -p y/z && echo data > y/f && mount --bind y y/z   # a bind-mount cycle
-for args in "-s x" "-sx x" "-ax x" "-a x" "-sx x/mnt" "-d1 -x x" "-a y" "-s y"; do
+mkdir -p w/a/b && echo data > w/a/f && mount --bind w w/a/b   # back to the operand, two levels down
+mkdir -p v/a/b/c/d && echo data > v/a/b/f && mount --bind v/a v/a/b/c/d   # back to a directory below the operand
+for args in "-s x" "-sx x" "-ax x" "-a x" "-sx x/mnt" "-d1 -x x" "-a y" "-s y" "-s w" "-d1 w" "-s v" "-d2 v" "-sx v"; do
   echo "== $args"; du $args 2>&1 | sort; echo "-- godu"; "$GODU" $args 2>&1 | sed 's/^godu/du/' | sort
 done`
 	cmd := exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c", script)
@@ -264,8 +271,8 @@ done`
 		t.Skipf("the kernel refused a private mount namespace: %v: %s", err, out)
 	}
 	blocks := strings.Split(string(out), "== ")[1:]
-	if len(blocks) != 8 {
-		t.Fatalf("ran %d of 8 comparisons: %s", len(blocks), out)
+	if len(blocks) != 13 {
+		t.Fatalf("ran %d of 13 comparisons: %s", len(blocks), out)
 	}
 	for _, block := range blocks {
 		want, got, _ := strings.Cut(block, "-- godu\n")

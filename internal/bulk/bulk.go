@@ -215,6 +215,12 @@ type Reader struct {
 	names []byte
 	dbuf  []byte
 	path  []byte // NUL-terminated name scratch
+
+	// The subtree walk's nodes and their names, made on first use.
+	nodes     []TreeNode
+	tnames    []byte
+	nnodes    int
+	tnamesLen int
 }
 
 // NewReader returns a Reader with buffers sized for the running system.

@@ -122,16 +122,19 @@ func terminalWidth(fd int) (int, bool) {
 
 func startProgress(w io.Writer, width int, wk *walk.Walker) *progress {
 	p := &progress{w: w, width: width, stop: make(chan struct{}), done: make(chan struct{}), walker: wk, started: time.Now()}
-	go p.run()
-	return p
-}
-
-func (p *progress) run() {
-	defer close(p.done)
 	delay := 500 * time.Millisecond // nothing for short scans
 	if d, err := time.ParseDuration(os.Getenv("GODU_PROGRESS_AFTER")); err == nil {
 		delay = d // for tests
 	}
+	if delay <= 0 {
+		p.draw() // at once, however short the scan (tests)
+	}
+	go p.run(delay)
+	return p
+}
+
+func (p *progress) run(delay time.Duration) {
+	defer close(p.done)
 	select {
 	case <-p.stop:
 		return

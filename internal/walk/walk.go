@@ -227,6 +227,10 @@ type counters struct {
 type worker struct {
 	rd *bulk.Reader
 	counters
+	// Scratch of walkTree.
+	anc   []uint64
+	kids  []int32
+	tdirs []*dir
 }
 
 // getWorker takes an idle worker, or makes one.
@@ -542,6 +546,11 @@ type run struct {
 
 	stackMu sync.Mutex
 	stack   []*dir // subdirectories found and not yet taken by a worker
+
+	// tree: below directories at MaxDepth or deeper, subtrees are read by
+	// the core's subtree walk (bulk.Reader.Tree) with treeMode.
+	tree     bool
+	treeMode bulk.Mode
 }
 
 // linkClaim is the link a hard-linked file is charged to: the first in
@@ -730,6 +739,16 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 		r.mode &^= bulk.Fold // every name must be matched
 	}
 	r.mode |= w.opts.Time
+	// The subtree walk folds every plain file, follows nothing and
+	// reports no directory below the root it is given.
+	r.tree = subtreeWalk && r.mode&^w.opts.Time == bulk.Fold && !w.opts.HashAll && w.opts.MaxDepth >= 0
+	r.treeMode = w.opts.Time
+	if w.opts.OneFileSystem {
+		r.treeMode |= bulk.TreeOneFS
+	}
+	if w.opts.CountLinks {
+		r.treeMode |= bulk.TreeAllLinks
+	}
 	root := newDir(nil, path, 0, &rec)
 	root.node = &Node{Name: path, IsDir: true}
 	root.fdRefs.Store(1)
@@ -825,7 +844,13 @@ func (r *run) visit(wk *worker, d *dir, fd int) {
 		r.finish(d)
 		return
 	}
-	r.take(wk, d, &b)
+	// A directory read whole in one batch, whose subdirectories are not
+	// reported, hands them to the core's subtree walk (take lists them).
+	tree := r.tree && err == nil && !b.More && d.depth >= r.w.opts.MaxDepth
+	if tree {
+		rd.TreeStart()
+	}
+	r.take(wk, d, &b, tree)
 	if err == nil && b.More {
 		err = r.readRest(wk, d)
 	}
@@ -835,14 +860,22 @@ func (r *run) visit(wk *worker, d *dir, fd int) {
 
 	subdirs := d.subdirs
 	d.subdirs = nil
-	atomic.AddInt32(&d.pending, int32(len(subdirs)))
-	d.fdRefs.Store(int32(len(subdirs)) + 1)
+	var left []*dir // directories the subtree walk left, at any depth
+	direct := len(subdirs)
+	if tree && rd.TreeLen() > 0 {
+		var n int
+		left, n = r.walkTree(wk, d)
+		direct += n
+	}
+	atomic.AddInt32(&d.pending, int32(direct))
+	d.fdRefs.Store(int32(direct) + 1)
 	r.releaseFd(d) // our own claim: closes now if there are no subdirectories
 	// The subdirectories go on the walk's shared stack, where any worker
 	// takes the next; new workers are started while slots are free
 	// (TryGo), and this one goes on with the next itself (work).
 	r.push(subdirs)
-	for i := 1; i < len(subdirs) && r.g.TryGo(r.helper); i++ {
+	r.push(left)
+	for i := 1; i < len(subdirs)+len(left) && r.g.TryGo(r.helper); i++ {
 	}
 	r.finish(d)
 }
@@ -898,7 +931,7 @@ func (r *run) readRest(wk *worker, d *dir) error {
 	if !bulk.CanSplit {
 		for {
 			b, err := rd.Read(&d.d)
-			r.take(wk, d, &b)
+			r.take(wk, d, &b, false)
 			if err != nil || !b.More {
 				return err
 			}
@@ -918,7 +951,7 @@ func (r *run) readRest(wk *worker, d *dir) error {
 	queue := make(chan listed, r.w.opts.Jobs)
 	examine := func(l listed) {
 		b := l.wk.rd.Stat(fd, d.dev, l.b, r.mode)
-		r.take(l.wk, d, &b)
+		r.take(l.wk, d, &b, false)
 		r.w.putWorker(l.wk)
 	}
 	var helpers sync.WaitGroup
@@ -959,9 +992,104 @@ func (r *run) readRest(wk *worker, d *dir) error {
 	return err
 }
 
+// walkTree reads the subtree below d through the core's subtree walk,
+// from the subdirectories take listed, and adds what it read to d. It
+// returns the directories the walk left unread, below new directories
+// standing for the read ones on their way (their descriptors closed, to
+// be reopened on demand like shed ones), and how many of those are d's
+// own subdirectories.
+func (r *run) walkTree(wk *worker, d *dir) (left []*dir, direct int) {
+	anc := wk.anc[:0]
+	for a := d; a != nil; a = a.parent {
+		anc = append(anc, a.dev, a.ino)
+	}
+	wk.anc = anc
+	t := wk.rd.Tree(d.d.Fd(), r.rootDev, anc, r.treeBudget(), r.treeMode)
+	sum := Totals{Blocks: t.Sum.Blocks, Bytes: t.Sum.Size, Inodes: int64(t.Sum.Count), Time: math.MinInt64}
+	if r.w.opts.Time != 0 && t.Sum.TMaxSec != math.MinInt64 {
+		sum.Time = t.Sum.TMaxSec*1e9 + t.Sum.TMaxNsec
+	}
+	d.sub.add(sum)
+	wk.dirs.Add(int64(t.Dirs))
+	wk.files.Add(int64(t.Files))
+	wk.blocks.Add(t.Sum.Blocks)
+	if n := len(t.Links.Records); n > 0 {
+		// Charged to d: every directory reported above the link is
+		// above d as well.
+		idx := make([]int32, n)
+		for i := range idx {
+			idx[i] = int32(i)
+		}
+		r.claim(wk, d, &t.Links, idx)
+	}
+
+	nodes := t.Nodes
+	if cap(wk.kids) < len(nodes) {
+		wk.kids = make([]int32, len(nodes))
+		wk.tdirs = make([]*dir, len(nodes))
+	}
+	kids, dirs := wk.kids[:len(nodes)], wk.tdirs[:len(nodes)]
+	clear(kids)
+	// kids[i]: directories below node i that stand in the walk; nodes
+	// come after the node they were found in.
+	for i := len(nodes) - 1; i >= 0; i-- {
+		n := &nodes[i]
+		if n.Done != 0 && kids[i] == 0 {
+			continue
+		}
+		if n.Parent >= 0 {
+			kids[n.Parent]++
+		} else {
+			direct++
+		}
+	}
+	for i := range nodes {
+		n := &nodes[i]
+		if n.Done != 0 && kids[i] == 0 {
+			continue
+		}
+		p := d
+		if n.Parent >= 0 {
+			p = dirs[n.Parent]
+		}
+		name := string(t.NodeName(n))
+		if n.Done == 0 {
+			rec := n.Record()
+			c := newDir(p, name, p.depth+1, &rec)
+			left = append(left, c)
+			dirs[i] = c
+			continue
+		}
+		// Read, with directories left below: it completes when they do.
+		c := &dir{parent: p, name: name, depth: p.depth + 1, dev: n.Dev, ino: n.Ino, pending: kids[i]}
+		c.fdRefs.Store(kids[i])
+		dirs[i] = c
+	}
+	clear(dirs)
+	return left, direct
+}
+
+// treeBudget is how many entries one subtree walk may examine: few while
+// the shared stack is short (other workers would wait for what the walk
+// leaves), more as it fills.
+func (r *run) treeBudget() int {
+	r.stackMu.Lock()
+	n := len(r.stack)
+	r.stackMu.Unlock()
+	return treeBudgetMin << min(n, 4)
+}
+
+// treeBudgetMin is the least budget of a subtree walk, and subtreeWalk
+// whether walks use it at all: variables for tests.
+var (
+	treeBudgetMin = 256
+	subtreeWalk   = bulk.CanTree
+)
+
 // take adds one batch of d's entries: folded sums and files to d's totals,
-// subdirectories to d's list. Several workers may take batches of one d.
-func (r *run) take(wk *worker, d *dir, b *bulk.Batch) {
+// subdirectories to d's list, or with tree to the list of wk's subtree
+// walk. Several workers may take batches of one d.
+func (r *run) take(wk *worker, d *dir, b *bulk.Batch, tree bool) {
 	own := Totals{Blocks: b.Folded.Blocks, Bytes: b.Folded.Size, Inodes: int64(b.Folded.Count), Time: math.MinInt64}
 	if b.Folded.Count > 0 && r.mode&(bulk.ATime|bulk.MTime|bulk.CTime) != 0 {
 		own.Time = b.Folded.TMaxSec*1e9 + b.Folded.TMaxNsec
@@ -1008,6 +1136,9 @@ func (r *run) take(wk *worker, d *dir, b *bulk.Batch) {
 			if d.cycle(rec) {
 				// A directory that contains itself (a bind mount of an
 				// ancestor): du skips it silently, and counts nothing.
+				continue
+			}
+			if tree && wk.rd.TreeAdd(rec, b.Name(rec)) {
 				continue
 			}
 			c := newDir(d, string(b.Name(rec)), childDepth, rec)

@@ -1,0 +1,145 @@
+package bulk
+
+// The subtree walk: below a directory whose subdirectories are not
+// reported one by one (du -s, or deeper than --max-depth), one call into
+// the core reads a whole subtree, depth first, until a budget of entries
+// is spent. It returns the subtree's sums, its hard-linked files and the
+// directories it left for the caller; directories it read cost the
+// caller nothing. Only the cgo core on Linux has it (CanTree).
+
+// TreeNode is a subdirectory a subtree walk found. Its layout is the C
+// struct godu_tnode (64 bytes); do not reorder.
+type TreeNode struct {
+	Ino, Dev     uint64
+	Blocks, Size int64 // the directory's own st_blocks and st_size
+	Tsec, Tnsec  int64 // with ATime, MTime or CTime: that time
+	// Parent is the index in Tree.Nodes of the directory it was found
+	// in, -1 for the walk's root.
+	Parent  int32
+	NameOff uint32
+	NameLen uint32
+	// Done is 1 when the walk read the directory (its own entry and
+	// everything in it are in the Tree's sums, but for subdirectories it
+	// left), 0 when the caller must read it.
+	Done uint32
+}
+
+// Record is n as an entry record (type Directory).
+func (n *TreeNode) Record() Record {
+	return Record{Ino: n.Ino, Dev: n.Dev, Blocks: n.Blocks, Size: n.Size, Nlink: 1, Type: Directory,
+		Tsec: n.Tsec, Tnsec: n.Tnsec}
+}
+
+// treeCtl mirrors the C struct godu_tree.
+type treeCtl struct {
+	flags     uint32
+	nodeCap   uint32
+	tnamesCap uint32
+	recCap    uint32
+	namesCap  uint32
+	dbufCap   uint32
+	budget    uint32
+	nanc      uint32
+	rootDev   uint64
+	nnodes    uint32
+	tnamesLen uint32
+	nrecs     uint32
+	namesLen  uint32
+	dirs      uint64
+	files     uint64
+	blocks    int64
+	size      int64
+	tmaxSec   int64
+	tmaxNsec  int64
+}
+
+// Tree flags beside ATime, MTime and CTime, shared with csrc/bulk.h.
+const (
+	// TreeOneFS leaves out entries on a device other than the root's.
+	TreeOneFS Mode = 0x100
+	// TreeAllLinks counts every link of a file (du -l).
+	TreeAllLinks Mode = 0x200
+)
+
+// Buffer sizes of a subtree walk.
+const (
+	// TreeNodes bounds the subdirectories one walk may find.
+	TreeNodes  = 512
+	treeNames  = 16 << 10
+	maxTreeAnc = 1 << 12
+)
+
+// Tree is what a subtree walk returned. Nodes and Links alias the
+// Reader's buffers and stay valid until its next call.
+type Tree struct {
+	// Nodes are the subdirectories found; those with Done 0 are left to
+	// the caller, below the nodes they were found in.
+	Nodes []TreeNode
+	// Links are the hard-linked files found in the directories read.
+	Links Batch
+	// Dirs and Files count the entries summed: read directories and the
+	// other entries in them.
+	Dirs, Files uint64
+	// Sum is the read directories' own sizes plus their entries'.
+	Sum    Sum
+	tnames []byte
+}
+
+// NodeName is n's name. It aliases the Reader's arena.
+func (t *Tree) NodeName(n *TreeNode) []byte {
+	return t.tnames[n.NameOff : n.NameOff+n.NameLen : n.NameOff+n.NameLen]
+}
+
+// TreeStart begins a subtree walk's list of the root's subdirectories.
+func (r *Reader) TreeStart() {
+	if r.nodes == nil {
+		r.nodes = make([]TreeNode, TreeNodes)
+		r.tnames = make([]byte, treeNames)
+	}
+	r.nnodes, r.tnamesLen = 0, 0
+}
+
+// TreeAdd adds rec, a subdirectory of the root, to the walk's list. It
+// reports false, adding nothing, when the list is full.
+func (r *Reader) TreeAdd(rec *Record, name []byte) bool {
+	if r.nnodes == len(r.nodes) || r.tnamesLen+len(name)+1 > len(r.tnames) {
+		return false
+	}
+	r.nodes[r.nnodes] = TreeNode{Ino: rec.Ino, Dev: rec.Dev, Blocks: rec.Blocks, Size: rec.Size,
+		Tsec: rec.Tsec, Tnsec: rec.Tnsec, Parent: -1, NameOff: uint32(r.tnamesLen), NameLen: uint32(len(name))}
+	r.tnamesLen += copy(r.tnames[r.tnamesLen:], name)
+	r.tnames[r.tnamesLen] = 0
+	r.tnamesLen++
+	r.nnodes++
+	return true
+}
+
+// TreeLen is the number of subdirectories listed since TreeStart.
+func (r *Reader) TreeLen() int { return r.nnodes }
+
+// Tree walks the subdirectories listed since TreeStart, found in the
+// directory open as rootfd, examining at most budget entries. anc holds
+// (device, inode) pairs of the root and the directories above it: a
+// subdirectory that is one of them, or one of the nodes above it, is left
+// out (a bind mount of an ancestor). mode may hold ATime, MTime or CTime,
+// TreeOneFS (then entries off rootDev are left out) and TreeAllLinks.
+func (r *Reader) Tree(rootfd int, rootDev uint64, anc []uint64, budget int, mode Mode) Tree {
+	if len(anc) > 2*maxTreeAnc {
+		anc = anc[:2*maxTreeAnc] // the nearest ancestors; deeper cycles meet the nodes'
+	}
+	t := treeCtl{
+		flags: uint32(mode & (times | TreeOneFS | TreeAllLinks)), nodeCap: uint32(len(r.nodes)),
+		tnamesCap: uint32(len(r.tnames)), recCap: uint32(len(r.recs)), namesCap: uint32(len(r.names)),
+		dbufCap: uint32(len(r.dbuf)), budget: uint32(min(budget, 1<<30)), nanc: uint32(len(anc) / 2),
+		rootDev: rootDev, nnodes: uint32(r.nnodes), tnamesLen: uint32(r.tnamesLen),
+	}
+	coreTree(&t, rootfd, anc, r)
+	r.nnodes = 0
+	return Tree{
+		Nodes: r.nodes[:t.nnodes],
+		Links: Batch{Records: r.recs[:t.nrecs], names: r.names[:t.namesLen]},
+		Dirs:  t.dirs, Files: t.files,
+		Sum:    Sum{Blocks: t.blocks, Size: t.size, Count: t.dirs + t.files, TMaxSec: t.tmaxSec, TMaxNsec: t.tmaxNsec},
+		tnames: r.tnames[:t.tnamesLen],
+	}
+}

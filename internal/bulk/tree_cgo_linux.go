@@ -1,0 +1,41 @@
+//go:build cgo && !purego
+
+package bulk
+
+/*
+#include "../../csrc/bulk.h"
+*/
+import "C"
+
+import "unsafe"
+
+// CanTree reports whether Reader.Tree is available: on Linux, in the cgo
+// core.
+const CanTree = true
+
+const (
+	_ = uintptr(unsafe.Sizeof(TreeNode{}) - C.sizeof_godu_tnode)
+	_ = uintptr(C.sizeof_godu_tnode - unsafe.Sizeof(TreeNode{}))
+	_ = uintptr(unsafe.Sizeof(treeCtl{}) - C.sizeof_godu_tree)
+	_ = uintptr(C.sizeof_godu_tree - unsafe.Sizeof(treeCtl{}))
+	_ = uintptr(unsafe.Offsetof(TreeNode{}.Done) - unsafe.Offsetof(C.godu_tnode{}.read))
+	_ = uintptr(unsafe.Offsetof(C.godu_tnode{}.read) - unsafe.Offsetof(TreeNode{}.Done))
+	_ = uintptr(unsafe.Offsetof(treeCtl{}.tmaxNsec) - unsafe.Offsetof(C.godu_tree{}.tmax_nsec))
+	_ = uintptr(unsafe.Offsetof(C.godu_tree{}.tmax_nsec) - unsafe.Offsetof(treeCtl{}.tmaxNsec))
+	_ = uintptr(unsafe.Offsetof(treeCtl{}.rootDev) - unsafe.Offsetof(C.godu_tree{}.root_dev))
+	_ = uintptr(unsafe.Offsetof(C.godu_tree{}.root_dev) - unsafe.Offsetof(treeCtl{}.rootDev))
+)
+
+// coreTree is the one cgo call of a subtree walk.
+func coreTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
+	var a *C.uint64_t
+	if len(anc) > 0 {
+		a = (*C.uint64_t)(unsafe.Pointer(&anc[0]))
+	}
+	C.godu_tree_walk((*C.godu_tree)(unsafe.Pointer(t)), C.int(rootfd), a,
+		(*C.godu_tnode)(unsafe.Pointer(&r.nodes[0])),
+		(*C.char)(unsafe.Pointer(&r.tnames[0])),
+		(*C.godu_rec)(unsafe.Pointer(&r.recs[0])),
+		(*C.char)(unsafe.Pointer(&r.names[0])),
+		(*C.char)(unsafe.Pointer(&r.dbuf[0])))
+}

@@ -1,0 +1,208 @@
+package walk
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/godu-sh/godu/internal/bulk"
+)
+
+// randomTree builds a tree meant to take every path of the subtree walk:
+// nesting of all depths, hard links within and across subtrees, symlinks
+// and fifos, a directory with more subdirectories than a walk has nodes,
+// a nested directory too big for half the kernel buffer, one with more
+// hard links than a batch of records, and empty directories.
+func randomTree(t *testing.T, seed int64) string {
+	rng := rand.New(rand.NewSource(seed))
+	root := t.TempDir()
+	var files []string
+	var mk func(dir string, depth int)
+	mk = func(dir string, depth int) {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for i, n := 0, rng.Intn(12); i < n; i++ {
+			p := filepath.Join(dir, fmt.Sprintf("f%d", i))
+			os.WriteFile(p, make([]byte, rng.Intn(30000)), 0o644)
+			files = append(files, p)
+		}
+		if rng.Intn(4) == 0 {
+			os.Symlink("f0", filepath.Join(dir, "sl"))
+		}
+		if rng.Intn(9) == 0 {
+			syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644)
+		}
+		if depth < 6 {
+			for i, n := 0, rng.Intn(5-depth/2); i < n; i++ {
+				mk(filepath.Join(dir, fmt.Sprintf("d%d", i)), depth+1)
+			}
+		}
+	}
+	mk(filepath.Join(root, "t"), 0)
+	for i := 0; i < 40 && len(files) > 0; i++ {
+		os.Link(files[rng.Intn(len(files))], filepath.Join(filepath.Dir(files[rng.Intn(len(files))]), fmt.Sprintf("hl%d", i)))
+	}
+	many := filepath.Join(root, "t", "d0", "many")
+	for i := 0; i < bulk.TreeNodes+40; i++ {
+		os.MkdirAll(filepath.Join(many, fmt.Sprintf("s%04d", i)), 0o755)
+	}
+	os.WriteFile(filepath.Join(many, "s0001", "x"), make([]byte, 5000), 0o644)
+	big := filepath.Join(root, "t", "d0", "big", "inner")
+	os.MkdirAll(big, 0o755)
+	for i := 0; i < 700; i++ {
+		os.WriteFile(filepath.Join(big, fmt.Sprintf("a-rather-long-file-name-%05d", i)), make([]byte, i), 0o644)
+	}
+	linked := filepath.Join(root, "t", "d1", "links", "in")
+	os.MkdirAll(linked, 0o755)
+	os.WriteFile(filepath.Join(linked, "orig"), make([]byte, 70000), 0o644)
+	for i := 0; i < bulk.RecordsPerBatch+10; i++ {
+		os.Link(filepath.Join(linked, "orig"), filepath.Join(linked, fmt.Sprintf("l%d", i)))
+	}
+	os.MkdirAll(filepath.Join(root, "t", "empty", "e", "e"), 0o755)
+	return filepath.Join(root, "t")
+}
+
+// report is a walk's result in comparable form: every reported node's
+// path and totals, and the walker's counts.
+func report(t *testing.T, opts Options, path string) (map[string]Totals, Stats) {
+	w := New(opts)
+	n, err := w.Walk(context.Background(), path)
+	if err != nil || n == nil {
+		t.Fatalf("walk: %v", err)
+	}
+	got := map[string]Totals{}
+	n.Walk(func(p string, n *Node) { got[p] = n.Totals })
+	return got, w.Stats()
+}
+
+// TestSubtreeWalk compares walks that read subtrees in the core with walks
+// that read every directory one by one: same totals at every reported
+// node, same counts, for every budget down to one entry (most directories
+// then stand in for read ones above left ones, reopened on demand).
+func TestSubtreeWalk(t *testing.T) {
+	if !bulk.CanTree {
+		t.Skip("no subtree walk in this build")
+	}
+	defer func(b int, on bool) { treeBudgetMin, subtreeWalk = b, on }(treeBudgetMin, subtreeWalk)
+	for seed := int64(1); seed <= 4; seed++ {
+		path := randomTree(t, seed)
+		for _, opts := range []Options{
+			{MaxDepth: 0}, {MaxDepth: 1}, {MaxDepth: 2, Time: bulk.MTime}, {MaxDepth: 0, CountLinks: true},
+			{MaxDepth: 1, OneFileSystem: true, Jobs: 1}, {MaxDepth: 3, Jobs: 16},
+		} {
+			subtreeWalk = false
+			want, wantStats := report(t, opts, path)
+			subtreeWalk = true
+			for _, budget := range []int{1, 3, 50, 256, 1 << 20} {
+				treeBudgetMin = budget
+				got, stats := report(t, opts, path)
+				if !reflect.DeepEqual(got, want) {
+					for p := range want {
+						if got[p] != want[p] {
+							t.Errorf("seed %d %+v budget %d: %s: %+v, want %+v", seed, opts, budget, p, got[p], want[p])
+						}
+					}
+					t.Fatalf("seed %d %+v budget %d: %d nodes, want %d", seed, opts, budget, len(got), len(want))
+				}
+				if stats != wantStats {
+					t.Errorf("seed %d %+v budget %d: stats %+v, want %+v", seed, opts, budget, stats, wantStats)
+				}
+			}
+		}
+	}
+}
+
+// TestSubtreeWalkErrors: directories that cannot be read or whose entries
+// cannot be examined, at every depth below the walk's root, are left to
+// the one-by-one walk, which reports them as du does; the totals are the
+// one-by-one walk's.
+func TestSubtreeWalkErrors(t *testing.T) {
+	if !bulk.CanTree {
+		t.Skip("no subtree walk in this build")
+	}
+	if os.Getuid() == 0 {
+		// Root reads every directory: run this test again as nobody.
+		asNobody(t, "TestSubtreeWalkErrors")
+		return
+	}
+	defer func(b int, on bool) { treeBudgetMin, subtreeWalk = b, on }(treeBudgetMin, subtreeWalk)
+	path := randomTree(t, 9)
+	for _, p := range []string{"d0/locked", "d0/d1/locked", "d1/d0/d0/locked"} {
+		os.MkdirAll(filepath.Join(path, p, "x"), 0o755)
+		os.Chmod(filepath.Join(path, p), 0o300)
+		defer os.Chmod(filepath.Join(path, p), 0o755)
+	}
+	for _, p := range []string{"d0/noexec", "d1/d0/noexec"} {
+		os.MkdirAll(filepath.Join(path, p), 0o755)
+		os.WriteFile(filepath.Join(path, p, "f"), make([]byte, 9000), 0o644)
+		os.Chmod(filepath.Join(path, p), 0o644)
+		defer os.Chmod(filepath.Join(path, p), 0o755)
+	}
+	errs := func(on bool, budget int) ([]string, map[string]Totals) {
+		subtreeWalk, treeBudgetMin = on, budget
+		var msgs []string
+		got, _ := report(t, Options{MaxDepth: 1, OnError: func(e *Error) { msgs = append(msgs, e.Error()) }}, path)
+		return msgs, got
+	}
+	wantErrs, want := errs(false, 0)
+	if len(wantErrs) != 5 {
+		t.Fatalf("one-by-one walk met %d errors, want 5: %q", len(wantErrs), wantErrs)
+	}
+	for _, budget := range []int{1, 7, 1 << 20} {
+		gotErrs, got := errs(true, budget)
+		if strings.Join(sorted(gotErrs), "\n") != strings.Join(sorted(wantErrs), "\n") || !reflect.DeepEqual(got, want) {
+			t.Errorf("budget %d: errors %q, want %q; totals equal: %v", budget, gotErrs, wantErrs, reflect.DeepEqual(got, want))
+		}
+	}
+}
+
+func sorted(s []string) []string {
+	s = append([]string(nil), s...)
+	for i := range s {
+		for j := i + 1; j < len(s); j++ {
+			if s[j] < s[i] {
+				s[i], s[j] = s[j], s[i]
+			}
+		}
+	}
+	return s
+}
+
+// asNobody runs the named test of this test binary as user nobody, from a
+// copy of the binary that nobody may execute.
+func asNobody(t *testing.T, name string) {
+	dir := t.TempDir()
+	os.Chmod(dir, 0o777) // the child's TMPDIR
+	os.Chmod(filepath.Dir(dir), 0o755)
+	self, err := os.Open(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer self.Close()
+	exe := filepath.Join(dir, "walk.test")
+	f, err := os.OpenFile(exe, os.O_CREATE|os.O_WRONLY, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(f, self); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	cmd := exec.Command(exe, "-test.run=^"+name+"$", "-test.count=1", "-test.v")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "TMPDIR="+dir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: "+name) {
+		t.Fatalf("as nobody: %v\n%s", err, out)
+	}
+}
