@@ -267,12 +267,13 @@ func (r *Reader) Read(d *Dir) (Batch, error) {
 	return r.batch(d)
 }
 
-// Adopt copies batch b, read by another Reader, into r's buffers and
-// returns the copy, so that r may Stat it while the other Reader reads on.
-func (r *Reader) Adopt(b Batch) Batch {
-	n := copy(r.recs, b.Records)
-	copy(r.names, b.names)
-	return Batch{Records: r.recs[:n], Folded: b.Folded, More: b.More, names: r.names[:len(b.names)]}
+// Adopt takes batch b, just read by from, into r, so that r may Stat it
+// while from reads on: the two Readers exchange their record and name
+// buffers (nothing is copied), and from reads the next batch into r's.
+func (r *Reader) Adopt(from *Reader, b Batch) Batch {
+	r.recs, from.recs = from.recs, r.recs
+	r.names, from.names = from.names, r.names
+	return b
 }
 
 // Stat examines, in place, the records b that the last NamesOnly Read into

@@ -44,7 +44,7 @@ func readAll(t testing.TB, co core, path string, mode Mode, foldDev uint64, spli
 			t.Fatalf("reading %s: %v", path, err)
 		}
 		if split && !first {
-			b = r2.Adopt(b)
+			b = r2.Adopt(r, b)
 			c := ctl{flags: uint32(mode), foldDev: foldDev, nrecs: uint32(len(b.Records))}
 			co.stat(&c, d.Fd(), r2)
 			b = Batch{Records: r2.recs[:c.nrecs], Folded: c.sum(), More: b.More, names: b.names}

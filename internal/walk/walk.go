@@ -969,7 +969,7 @@ func (r *run) readRest(wk *worker, d *dir) error {
 		names, err = rd.Read(&d.d)
 		more = names.More
 		lw := r.w.getWorker()
-		l := listed{lw, lw.rd.Adopt(names)}
+		l := listed{lw, lw.rd.Adopt(rd, names)}
 		if nhelpers < r.w.opts.Jobs-1 {
 			helpers.Add(1)
 			if r.g.TryGo(helper) {
