@@ -221,6 +221,10 @@ type Reader struct {
 	tnames    []byte
 	nnodes    int
 	tnamesLen int
+	// goTree's descriptors, child counts and stack.
+	tfds   []int32
+	tkids  []uint32
+	tstack []uint32
 }
 
 // NewReader returns a Reader with buffers sized for the running system.

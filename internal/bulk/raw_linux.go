@@ -5,6 +5,7 @@ package bulk
 // benchmarks hold the C core to.
 
 import (
+	"math"
 	"sync/atomic"
 	"syscall"
 	"unsafe"
@@ -175,4 +176,181 @@ func goRead(c *ctl, parent int, name *byte, r *Reader) {
 
 func goStat(c *ctl, dirfd int, r *Reader) {
 	statBatch(c, r, func(name *byte, rec *Record) { examine(dirfd, name, c.flags, rec) })
+}
+
+// goTree is godu_tree_walk in Go: see csrc/bulk.h. The two must agree
+// record for record (TestTreeCoresAgree).
+func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
+	nodeCap := min(t.nodeCap, uint32(len(r.nodes)))
+	if cap(r.tfds) < int(nodeCap) {
+		r.tfds = make([]int32, nodeCap)
+		r.tkids = make([]uint32, nodeCap)
+		r.tstack = make([]uint32, nodeCap)
+	}
+	fds, kids, stack := r.tfds[:nodeCap], r.tkids[:nodeCap], r.tstack[:0]
+	tflags := t.flags & uint32(times)
+	t.nrecs, t.namesLen, t.dirs, t.files, t.blocks, t.size = 0, 0, 0, 0, 0, 0
+	t.tmaxSec, t.tmaxNsec = math.MinInt64, 0
+	if t.nnodes > nodeCap {
+		return
+	}
+	for i := t.nnodes; i > 0; i-- {
+		fds[i-1] = -1
+		stack = append(stack, i-1) // the first on top
+	}
+	tmax := func(sec, nsec int64) {
+		if sec > t.tmaxSec || sec == t.tmaxSec && nsec > t.tmaxNsec {
+			t.tmaxSec, t.tmaxNsec = sec, nsec
+		}
+	}
+	cycle := func(i int32, dev, ino uint64) bool {
+		for ; i >= 0; i = r.nodes[i].Parent {
+			if r.nodes[i].Ino == ino && r.nodes[i].Dev == dev {
+				return true
+			}
+		}
+		for k := uint32(0); k < t.nanc; k++ {
+			if anc[2*k] == dev && anc[2*k+1] == ino {
+				return true
+			}
+		}
+		return false
+	}
+	getdents := func(fd int, buf []byte) int {
+		for {
+			n, err := unix.Getdents(fd, buf)
+			if err != unix.EINTR {
+				if err != nil {
+					return -1
+				}
+				return n
+			}
+		}
+	}
+	spent := uint32(0)
+	dbuf := r.dbuf[:t.dbufCap]
+	for len(stack) > 0 && spent < t.budget {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		nd := &r.nodes[i]
+		pfd := rootfd
+		if nd.Parent >= 0 {
+			pfd = int(fds[nd.Parent])
+		}
+		fd, _, e := unix.Syscall6(unix.SYS_OPENAT, uintptr(pfd), uintptr(unsafe.Pointer(&r.tnames[nd.NameOff])),
+			unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_NOFOLLOW, 0, 0, 0)
+		if p := nd.Parent; p >= 0 {
+			if kids[p]--; kids[p] == 0 {
+				unix.Close(int(fds[p]))
+				fds[p] = -1
+			}
+		}
+		if e != 0 {
+			continue
+		}
+		// The whole directory in the first half of the buffer, or the
+		// caller reads it.
+		n := getdents(int(fd), dbuf[:len(dbuf)/2])
+		if n > 0 && getdents(int(fd), dbuf[n:]) != 0 {
+			n = -1
+		}
+		if n < 0 {
+			unix.Close(int(fd))
+			continue
+		}
+		mNodes, mTnames, mRecs, mNames := t.nnodes, t.tnamesLen, t.nrecs, t.namesLen
+		var files uint64
+		var blocks, size int64
+		tsec, tnsec := int64(math.MinInt64), int64(0)
+		ok := true
+		for pos := 0; pos < n; {
+			d := dbuf[pos:n]
+			reclen := int(*(*uint16)(unsafe.Pointer(&d[16])))
+			pos += reclen
+			nm := d[19:reclen]
+			l := 0
+			for l < len(nm) && nm[l] != 0 {
+				l++
+			}
+			nm = nm[:l]
+			if nm[0] == '.' && (l == 1 || l == 2 && nm[1] == '.') {
+				continue
+			}
+			spent++
+			var rec Record
+			if statOne(int(fd), &d[19], tflags, &rec) != 0 {
+				ok = false
+				break
+			}
+			if t.flags&uint32(TreeOneFS) != 0 && rec.Dev != t.rootDev {
+				continue
+			}
+			if rec.Type == Directory {
+				if cycle(int32(i), rec.Dev, rec.Ino) {
+					continue
+				}
+				if t.nnodes == nodeCap || t.tnamesLen+uint32(l)+1 > t.tnamesCap {
+					ok = false
+					break
+				}
+				r.nodes[t.nnodes] = TreeNode{Ino: rec.Ino, Dev: rec.Dev, Blocks: rec.Blocks, Size: rec.Size,
+					Tsec: rec.Tsec, Tnsec: rec.Tnsec, Parent: int32(i), NameOff: t.tnamesLen, NameLen: uint32(l)}
+				fds[t.nnodes] = -1
+				t.nnodes++
+				copy(r.tnames[t.tnamesLen:], d[19:19+l+1])
+				t.tnamesLen += uint32(l) + 1
+				continue
+			}
+			if rec.Nlink > 1 && t.flags&uint32(TreeAllLinks) == 0 {
+				if t.nrecs == t.recCap || t.namesLen+uint32(l)+1 > t.namesCap {
+					ok = false
+					break
+				}
+				rec.NameOff, rec.NameLen = t.namesLen, uint32(l)
+				copy(r.names[t.namesLen:], d[19:19+l+1])
+				t.namesLen += uint32(l) + 1
+				r.recs[t.nrecs] = rec
+				t.nrecs++
+				continue
+			}
+			files++
+			blocks += rec.Blocks
+			if rec.Type == Regular || rec.Type == Symlink {
+				size += rec.Size
+			}
+			if rec.Tsec > tsec || rec.Tsec == tsec && rec.Tnsec > tnsec {
+				tsec, tnsec = rec.Tsec, rec.Tnsec
+			}
+		}
+		if !ok { // left to the caller, as if never read
+			t.nnodes, t.tnamesLen, t.nrecs, t.namesLen = mNodes, mTnames, mRecs, mNames
+			unix.Close(int(fd))
+			continue
+		}
+		nd.Done = 1
+		t.dirs++
+		t.files += files
+		t.blocks += nd.Blocks + blocks
+		t.size += size
+		if tflags != 0 {
+			tmax(nd.Tsec, nd.Tnsec)
+			if files > 0 {
+				tmax(tsec, tnsec)
+			}
+		}
+		found := t.nnodes - mNodes
+		if found == 0 {
+			unix.Close(int(fd))
+			continue
+		}
+		fds[i], kids[i] = int32(fd), found
+		for j := t.nnodes; j > mNodes; j-- {
+			stack = append(stack, j-1)
+		}
+	}
+	for i := uint32(0); i < t.nnodes; i++ {
+		if fds[i] >= 0 {
+			unix.Close(int(fds[i]))
+		}
+	}
 }

@@ -5,7 +5,7 @@ package bulk
 // the core reads a whole subtree, depth first, until a budget of entries
 // is spent. It returns the subtree's sums, its hard-linked files and the
 // directories it left for the caller; directories it read cost the
-// caller nothing. Only the cgo core on Linux has it (CanTree).
+// caller nothing. Linux has it (CanTree), in both builds.
 
 // TreeNode is a subdirectory a subtree walk found. Its layout is the C
 // struct godu_tnode (64 bytes); do not reorder.
@@ -124,6 +124,11 @@ func (r *Reader) TreeLen() int { return r.nnodes }
 // out (a bind mount of an ancestor). mode may hold ATime, MTime or CTime,
 // TreeOneFS (then entries off rootDev are left out) and TreeAllLinks.
 func (r *Reader) Tree(rootfd int, rootDev uint64, anc []uint64, budget int, mode Mode) Tree {
+	return r.treeCall(coreTree, rootfd, rootDev, anc, budget, mode)
+}
+
+func (r *Reader) treeCall(walk func(*treeCtl, int, []uint64, *Reader), rootfd int, rootDev uint64, anc []uint64,
+	budget int, mode Mode) Tree {
 	if len(anc) > 2*maxTreeAnc {
 		anc = anc[:2*maxTreeAnc] // the nearest ancestors; deeper cycles meet the nodes'
 	}
@@ -133,7 +138,7 @@ func (r *Reader) Tree(rootfd int, rootDev uint64, anc []uint64, budget int, mode
 		dbufCap: uint32(len(r.dbuf)), budget: uint32(min(budget, 1<<30)), nanc: uint32(len(anc) / 2),
 		rootDev: rootDev, nnodes: uint32(r.nnodes), tnamesLen: uint32(r.tnamesLen),
 	}
-	coreTree(&t, rootfd, anc, r)
+	walk(&t, rootfd, anc, r)
 	r.nnodes = 0
 	return Tree{
 		Nodes: r.nodes[:t.nnodes],

@@ -9,8 +9,7 @@ import "C"
 
 import "unsafe"
 
-// CanTree reports whether Reader.Tree is available: on Linux, in the cgo
-// core.
+// CanTree reports whether Reader.Tree is available: on Linux.
 const CanTree = true
 
 const (

@@ -1,9 +1,8 @@
-//go:build !linux || !cgo || purego
+//go:build !linux
 
 package bulk
 
-// CanTree reports whether Reader.Tree is available: on Linux, in the cgo
-// core.
+// CanTree reports whether Reader.Tree is available: on Linux.
 const CanTree = false
 
-func coreTree(*treeCtl, int, []uint64, *Reader) { panic("bulk: no subtree walk in this build") }
+func coreTree(*treeCtl, int, []uint64, *Reader) { panic("bulk: no subtree walk on this system") }

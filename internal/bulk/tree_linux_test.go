@@ -1,0 +1,153 @@
+package bulk
+
+import (
+	"fmt"
+	"math/rand"
+	"os"
+	osexec "os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// treeFixture builds a root holding only subdirectories, nested up to five
+// levels, with files, symlinks, hard links within and across directories,
+// and, if big, a directory too big for half the kernel buffer.
+func treeFixture(t *testing.T, seed int64, big bool) string {
+	rng := rand.New(rand.NewSource(seed))
+	root := t.TempDir()
+	var files []string
+	var mk func(dir string, depth int)
+	mk = func(dir string, depth int) {
+		os.MkdirAll(dir, 0o755)
+		for i, n := 0, rng.Intn(9); i < n; i++ {
+			p := filepath.Join(dir, fmt.Sprintf("f%d", i))
+			os.WriteFile(p, make([]byte, rng.Intn(20000)), 0o644)
+			files = append(files, p)
+		}
+		if rng.Intn(3) == 0 {
+			os.Symlink("somewhere", filepath.Join(dir, "sl"))
+		}
+		for i, n := 0, rng.Intn(4)+1; depth < 5 && i < n; i++ {
+			mk(filepath.Join(dir, fmt.Sprintf("d%d", i)), depth+1)
+		}
+	}
+	for i := 0; i < 3; i++ {
+		mk(filepath.Join(root, fmt.Sprintf("top%d", i)), 1)
+	}
+	for i := 0; i < 25; i++ {
+		os.Link(files[rng.Intn(len(files))], filepath.Join(filepath.Dir(files[rng.Intn(len(files))]), fmt.Sprintf("hl%d", i)))
+	}
+	if big {
+		dir := filepath.Join(root, "top0", "big")
+		os.Mkdir(dir, 0o755)
+		for i := 0; i < 800; i++ {
+			os.WriteFile(filepath.Join(dir, fmt.Sprintf("quite-a-long-name-for-a-file-%04d", i)), nil, 0o644)
+		}
+	}
+	return root
+}
+
+// startTree lists root's subdirectories into r as a walk's first nodes.
+func startTree(t *testing.T, r *Reader, root string, rootfd int) {
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.TreeStart()
+	for _, e := range ents {
+		rec, err := Lstat(rootfd, e.Name(), MTime)
+		if err != nil || rec.Type != Directory {
+			t.Fatalf("%s: %v", e.Name(), err)
+		}
+		if !r.TreeAdd(&rec, []byte(e.Name())) {
+			t.Fatal("TreeAdd refused a node")
+		}
+	}
+}
+
+// TestTreeCoresAgree: the build's subtree walk and the Go one return the
+// same nodes, records and sums, for every budget and mode.
+func TestTreeCoresAgree(t *testing.T) {
+	for seed := int64(1); seed <= 3; seed++ {
+		root := treeFixture(t, seed, seed == 3)
+		fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer unix.Close(fd)
+		var st unix.Stat_t
+		unix.Fstat(fd, &st)
+		anc := []uint64{st.Dev, st.Ino}
+		for _, budget := range []int{1, 5, 60, 1 << 20} {
+			for _, mode := range []Mode{0, MTime, TreeOneFS, TreeAllLinks | CTime} {
+				var got [2]Tree
+				for k, walk := range []func(*treeCtl, int, []uint64, *Reader){coreTree, goTree} {
+					r := NewReader()
+					startTree(t, r, root, fd)
+					t2 := r.treeCall(walk, fd, st.Dev, anc, budget, mode)
+					t2.Nodes = append([]TreeNode(nil), t2.Nodes...)
+					t2.Links.Records = append([]Record(nil), t2.Links.Records...)
+					t2.Links.names = append([]byte(nil), t2.Links.names...)
+					t2.tnames = append([]byte(nil), t2.tnames...)
+					got[k] = t2
+				}
+				if !reflect.DeepEqual(got[0], got[1]) {
+					t.Fatalf("seed %d budget %d mode %#x: %s walk\n%+v\ngo walk\n%+v", seed, budget, mode, Variant, got[0], got[1])
+				}
+			}
+		}
+	}
+}
+
+// TestTreeSums: with budget to spare and no directory left, a walk's sums
+// and hard-link records add up to GNU du's total below the root.
+func TestTreeSums(t *testing.T) {
+	root := treeFixture(t, 7, false)
+	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	unix.Fstat(fd, &st)
+	r := NewReader()
+	startTree(t, r, root, fd)
+	tr := r.Tree(fd, st.Dev, []uint64{st.Dev, st.Ino}, 1<<20, 0)
+	links := map[uint64]int64{}
+	for _, rec := range tr.Links.Records {
+		links[rec.Ino] = rec.Blocks
+	}
+	blocks := tr.Sum.Blocks
+	for _, b := range links {
+		blocks += b
+	}
+	for _, n := range tr.Nodes {
+		if n.Done == 0 {
+			t.Fatalf("%s left unread", tr.NodeName(&n))
+		}
+	}
+	for _, args := range [][]string{{"-s", "-B512"}, {"-s", "--inodes"}} {
+		out, err := exec(t, "du", append(args, root)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := strconv.ParseInt(strings.Fields(out)[0], 10, 64)
+		got := blocks + st.Blocks
+		if args[1] == "--inodes" {
+			got = int64(tr.Dirs+tr.Files) + int64(len(links)) + 1
+		}
+		if got != want {
+			t.Errorf("du %v: %d, walk %d", args, want, got)
+		}
+	}
+}
+
+func exec(t *testing.T, name string, args ...string) (string, error) {
+	out, err := osexec.Command(name, args...).Output()
+	return string(out), err
+}

@@ -1,0 +1,8 @@
+//go:build !cgo || purego
+
+package bulk
+
+// CanTree reports whether Reader.Tree is available: on Linux.
+const CanTree = true
+
+func coreTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) { goTree(t, rootfd, anc, r) }
