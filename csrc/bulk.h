@@ -123,7 +123,7 @@ int godu_stat_one(int dirfd, const char *name, uint32_t flags, godu_rec *rec);
  * hard-linked files it met, and the directories left for the caller.
  */
 
-/* One subdirectory the subtree walk found. 64 bytes. */
+/* One subdirectory the subtree walk found. 104 bytes. */
 typedef struct godu_tnode {
 	uint64_t ino;
 	uint64_t dev;
@@ -135,6 +135,13 @@ typedef struct godu_tnode {
 	uint32_t name_off; /* NUL-terminated name in the tree's names arena */
 	uint32_t name_len;
 	uint32_t read;     /* 1: read by the walk, its totals are in the sums */
+	/* Of a read node: the entries in it counted in the sums, but for
+	 * subdirectories (du -S's figure, less the directory itself). */
+	uint64_t files;
+	int64_t fblocks;
+	int64_t fsize;
+	int64_t ftsec;     /* latest time among them; INT64_MIN when none */
+	int64_t ftnsec;
 } godu_tnode;
 
 /* godu_tree.flags, beside GODU_*TIME */
@@ -174,12 +181,13 @@ typedef struct godu_tree {
  * any directory (and reports its errors). A subdirectory that is the same
  * directory as one of its ancestors (anc, then the nodes above it) is left
  * out, as are entries on another device with GODU_TREE_ONE_FS. Files with
- * several links are written to recs (unless GODU_TREE_ALL_LINKS); every
- * other entry of a read directory, and the read directory itself, is
- * added to the sums. Once budget entries were examined no more directories
- * are read. Every descriptor opened is closed before the call returns.
+ * several links are written to recs, with the index of the node they are
+ * in to lnode (unless GODU_TREE_ALL_LINKS); every other entry of a read
+ * directory, and the read directory itself, is added to the sums, and to
+ * the node's. Once budget entries were examined no more directories are
+ * read. Every descriptor opened is closed before the call returns.
  */
 int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_tnode *nodes,
-		   char *tnames, godu_rec *recs, char *names, char *dbuf);
+		   char *tnames, godu_rec *recs, int32_t *lnode, char *names, char *dbuf);
 
 #endif

@@ -251,7 +251,7 @@ static void godu_tmax(godu_tree *t, int64_t sec, int64_t nsec)
 }
 
 int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_tnode *nodes,
-		   char *tnames, godu_rec *recs, char *names, char *dbuf)
+		   char *tnames, godu_rec *recs, int32_t *lnode, char *names, char *dbuf)
 {
 	int fds[GODU_TREE_MAX_NODES];
 	uint32_t kids[GODU_TREE_MAX_NODES], stack[GODU_TREE_MAX_NODES];
@@ -344,6 +344,7 @@ int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_tnode *no
 				r.name_len = (uint32_t)len;
 				memcpy(names + t->names_len, nm, len + 1);
 				t->names_len += (uint32_t)len + 1;
+				lnode[t->nrecs] = (int32_t)i;
 				recs[t->nrecs++] = r;
 				continue;
 			}
@@ -365,6 +366,11 @@ int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_tnode *no
 			continue;
 		}
 		nd->read = 1;
+		nd->files = files;
+		nd->fblocks = blocks;
+		nd->fsize = size;
+		nd->ftsec = times ? tsec : INT64_MIN;
+		nd->ftnsec = times ? tnsec : 0;
 		t->dirs++;
 		t->files += files;
 		t->blocks += nd->blocks + blocks;

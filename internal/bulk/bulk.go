@@ -219,6 +219,7 @@ type Reader struct {
 	// The subtree walk's nodes and their names, made on first use.
 	nodes     []TreeNode
 	tnames    []byte
+	lnode     []int32
 	nnodes    int
 	tnamesLen int
 	// goTree's descriptors, child counts and stack.

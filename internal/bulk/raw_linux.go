@@ -310,6 +310,7 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 				copy(r.names[t.namesLen:], d[19:19+l+1])
 				t.namesLen += uint32(l) + 1
 				r.recs[t.nrecs] = rec
+				r.lnode[t.nrecs] = int32(i)
 				t.nrecs++
 				continue
 			}
@@ -328,6 +329,11 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 			continue
 		}
 		nd.Done = 1
+		nd.Files, nd.FBlocks, nd.FSize = files, blocks, size
+		nd.FTsec, nd.FTnsec = int64(math.MinInt64), 0
+		if tflags != 0 {
+			nd.FTsec, nd.FTnsec = tsec, tnsec
+		}
 		t.dirs++
 		t.files += files
 		t.blocks += nd.Blocks + blocks

@@ -8,7 +8,7 @@ package bulk
 // caller nothing. Linux has it (CanTree), in both builds.
 
 // TreeNode is a subdirectory a subtree walk found. Its layout is the C
-// struct godu_tnode (64 bytes); do not reorder.
+// struct godu_tnode (104 bytes); do not reorder.
 type TreeNode struct {
 	Ino, Dev     uint64
 	Blocks, Size int64 // the directory's own st_blocks and st_size
@@ -22,6 +22,12 @@ type TreeNode struct {
 	// everything in it are in the Tree's sums, but for subdirectories it
 	// left), 0 when the caller must read it.
 	Done uint32
+	// Of a read directory: the entries in it counted in the sums, but
+	// for subdirectories, and their latest time (math.MinInt64 seconds
+	// when none or no time was asked for).
+	Files          uint64
+	FBlocks, FSize int64
+	FTsec, FTnsec  int64
 }
 
 // Record is n as an entry record (type Directory).
@@ -75,8 +81,10 @@ type Tree struct {
 	// Nodes are the subdirectories found; those with Done 0 are left to
 	// the caller, below the nodes they were found in.
 	Nodes []TreeNode
-	// Links are the hard-linked files found in the directories read.
-	Links Batch
+	// Links are the hard-linked files found in the directories read, and
+	// LinkNodes the index in Nodes of the directory each is in.
+	Links     Batch
+	LinkNodes []int32
 	// Dirs and Files count the entries summed: read directories and the
 	// other entries in them.
 	Dirs, Files uint64
@@ -95,6 +103,7 @@ func (r *Reader) TreeStart() {
 	if r.nodes == nil {
 		r.nodes = make([]TreeNode, TreeNodes)
 		r.tnames = make([]byte, treeNames)
+		r.lnode = make([]int32, len(r.recs))
 	}
 	r.nnodes, r.tnamesLen = 0, 0
 }
@@ -141,9 +150,10 @@ func (r *Reader) treeCall(walk func(*treeCtl, int, []uint64, *Reader), rootfd in
 	walk(&t, rootfd, anc, r)
 	r.nnodes = 0
 	return Tree{
-		Nodes: r.nodes[:t.nnodes],
-		Links: Batch{Records: r.recs[:t.nrecs], names: r.names[:t.namesLen]},
-		Dirs:  t.dirs, Files: t.files,
+		Nodes:     r.nodes[:t.nnodes],
+		Links:     Batch{Records: r.recs[:t.nrecs], names: r.names[:t.namesLen]},
+		LinkNodes: r.lnode[:t.nrecs],
+		Dirs:      t.dirs, Files: t.files,
 		Sum:    Sum{Blocks: t.blocks, Size: t.size, Count: t.dirs + t.files, TMaxSec: t.tmaxSec, TMaxNsec: t.tmaxNsec},
 		tnames: r.tnames[:t.tnamesLen],
 	}

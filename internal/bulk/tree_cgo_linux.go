@@ -17,6 +17,8 @@ const (
 	_ = uintptr(C.sizeof_godu_tnode - unsafe.Sizeof(TreeNode{}))
 	_ = uintptr(unsafe.Sizeof(treeCtl{}) - C.sizeof_godu_tree)
 	_ = uintptr(C.sizeof_godu_tree - unsafe.Sizeof(treeCtl{}))
+	_ = uintptr(unsafe.Offsetof(TreeNode{}.FTnsec) - unsafe.Offsetof(C.godu_tnode{}.ftnsec))
+	_ = uintptr(unsafe.Offsetof(C.godu_tnode{}.ftnsec) - unsafe.Offsetof(TreeNode{}.FTnsec))
 	_ = uintptr(unsafe.Offsetof(TreeNode{}.Done) - unsafe.Offsetof(C.godu_tnode{}.read))
 	_ = uintptr(unsafe.Offsetof(C.godu_tnode{}.read) - unsafe.Offsetof(TreeNode{}.Done))
 	_ = uintptr(unsafe.Offsetof(treeCtl{}.tmaxNsec) - unsafe.Offsetof(C.godu_tree{}.tmax_nsec))
@@ -35,6 +37,7 @@ func coreTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 		(*C.godu_tnode)(unsafe.Pointer(&r.nodes[0])),
 		(*C.char)(unsafe.Pointer(&r.tnames[0])),
 		(*C.godu_rec)(unsafe.Pointer(&r.recs[0])),
+		(*C.int32_t)(unsafe.Pointer(&r.lnode[0])),
 		(*C.char)(unsafe.Pointer(&r.names[0])),
 		(*C.char)(unsafe.Pointer(&r.dbuf[0])))
 }

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"syscall"
 	"testing"
@@ -74,13 +75,35 @@ func randomTree(t *testing.T, seed int64) string {
 // report is a walk's result in comparable form: every reported node's
 // path and totals, and the walker's counts.
 func report(t *testing.T, opts Options, path string) (map[string]Totals, Stats) {
+	emitted := map[string]int{} // OnNode's order
+	opts.OnNode = func(p string, n *Node) {
+		if _, twice := emitted[p]; twice {
+			t.Errorf("OnNode: %s twice", p)
+		}
+		emitted[p] = len(emitted)
+	}
 	w := New(opts)
 	n, err := w.Walk(context.Background(), path)
 	if err != nil || n == nil {
 		t.Fatalf("walk: %v", err)
 	}
 	got := map[string]Totals{}
-	n.Walk(func(p string, n *Node) { got[p] = n.Totals })
+	n.Walk(func(p string, n *Node) {
+		at, ok := emitted[p]
+		if !ok {
+			t.Errorf("OnNode: %s never", p)
+		}
+		for _, c := range n.Children {
+			if emitted[Join(p, c.Name)] > at {
+				t.Errorf("OnNode: %s before its child %s", p, c.Name)
+			}
+		}
+		got[p] = n.Totals
+		got[p+" (own)"] = n.Own
+		if !sort.SliceIsSorted(n.Children, func(i, j int) bool { return n.Children[i].Name < n.Children[j].Name }) {
+			t.Errorf("%s: children out of order", p)
+		}
+	})
 	return got, w.Stats()
 }
 
@@ -97,7 +120,8 @@ func TestSubtreeWalk(t *testing.T) {
 		path := randomTree(t, seed)
 		for _, opts := range []Options{
 			{MaxDepth: 0}, {MaxDepth: 1}, {MaxDepth: 2, Time: bulk.MTime}, {MaxDepth: 0, CountLinks: true},
-			{MaxDepth: 1, OneFileSystem: true, Jobs: 1}, {MaxDepth: 3, Jobs: 16},
+			{MaxDepth: 1, OneFileSystem: true, Jobs: 1}, {MaxDepth: 3, Jobs: 16}, {MaxDepth: -1},
+			{MaxDepth: -1, Time: bulk.CTime, Jobs: 2}, {MaxDepth: -1, CountLinks: true},
 		} {
 			subtreeWalk = false
 			want, wantStats := report(t, opts, path)
@@ -150,7 +174,7 @@ func TestSubtreeWalkErrors(t *testing.T) {
 	errs := func(on bool, budget int) ([]string, map[string]Totals) {
 		subtreeWalk, treeBudgetMin = on, budget
 		var msgs []string
-		got, _ := report(t, Options{MaxDepth: 1, OnError: func(e *Error) { msgs = append(msgs, e.Error()) }}, path)
+		got, _ := report(t, Options{MaxDepth: -1, OnError: func(e *Error) { msgs = append(msgs, e.Error()) }}, path)
 		return msgs, got
 	}
 	wantErrs, want := errs(false, 0)

@@ -231,6 +231,7 @@ type worker struct {
 	anc   []uint64
 	kids  []int32
 	tdirs []*dir
+	sub   []Totals
 }
 
 // getWorker takes an idle worker, or makes one.
@@ -547,8 +548,8 @@ type run struct {
 	stackMu sync.Mutex
 	stack   []*dir // subdirectories found and not yet taken by a worker
 
-	// tree: below directories at MaxDepth or deeper, subtrees are read by
-	// the core's subtree walk (bulk.Reader.Tree) with treeMode.
+	// tree: subtrees are read by the core's subtree walk
+	// (bulk.Reader.Tree) with treeMode.
 	tree     bool
 	treeMode bulk.Mode
 }
@@ -739,9 +740,8 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 		r.mode &^= bulk.Fold // every name must be matched
 	}
 	r.mode |= w.opts.Time
-	// The subtree walk folds every plain file, follows nothing and
-	// reports no directory below the root it is given.
-	r.tree = subtreeWalk && r.mode&^w.opts.Time == bulk.Fold && !w.opts.HashAll && w.opts.MaxDepth >= 0
+	// The subtree walk folds every plain file and follows nothing.
+	r.tree = subtreeWalk && r.mode&^w.opts.Time == bulk.Fold && !w.opts.HashAll
 	r.treeMode = w.opts.Time
 	if w.opts.OneFileSystem {
 		r.treeMode |= bulk.TreeOneFS
@@ -844,9 +844,9 @@ func (r *run) visit(wk *worker, d *dir, fd int) {
 		r.finish(d)
 		return
 	}
-	// A directory read whole in one batch, whose subdirectories are not
-	// reported, hands them to the core's subtree walk (take lists them).
-	tree := r.tree && err == nil && !b.More && d.depth >= r.w.opts.MaxDepth
+	// A directory read whole in one batch hands its subdirectories to the
+	// core's subtree walk (take lists them).
+	tree := r.tree && err == nil && !b.More
 	if tree {
 		rd.TreeStart()
 	}
@@ -993,11 +993,12 @@ func (r *run) readRest(wk *worker, d *dir) error {
 }
 
 // walkTree reads the subtree below d through the core's subtree walk,
-// from the subdirectories take listed, and adds what it read to d. It
+// from the subdirectories take listed, and adds what it read to d. Read
+// directories that are reported get their Nodes here, complete. It
 // returns the directories the walk left unread, below new directories
 // standing for the read ones on their way (their descriptors closed, to
-// be reopened on demand like shed ones), and how many of those are d's
-// own subdirectories.
+// be reopened on demand like shed ones; they complete when what is below
+// them does), and how many of those are d's own subdirectories.
 func (r *run) walkTree(wk *worker, d *dir) (left []*dir, direct int) {
 	anc := wk.anc[:0]
 	for a := d; a != nil; a = a.parent {
@@ -1005,68 +1006,149 @@ func (r *run) walkTree(wk *worker, d *dir) (left []*dir, direct int) {
 	}
 	wk.anc = anc
 	t := wk.rd.Tree(d.d.Fd(), r.rootDev, anc, r.treeBudget(), r.treeMode)
-	sum := Totals{Blocks: t.Sum.Blocks, Bytes: t.Sum.Size, Inodes: int64(t.Sum.Count), Time: math.MinInt64}
-	if r.w.opts.Time != 0 && t.Sum.TMaxSec != math.MinInt64 {
-		sum.Time = t.Sum.TMaxSec*1e9 + t.Sum.TMaxNsec
-	}
-	d.sub.add(sum)
 	wk.dirs.Add(int64(t.Dirs))
 	wk.files.Add(int64(t.Files))
 	wk.blocks.Add(t.Sum.Blocks)
-	if n := len(t.Links.Records); n > 0 {
-		// Charged to d: every directory reported above the link is
-		// above d as well.
-		idx := make([]int32, n)
-		for i := range idx {
-			idx[i] = int32(i)
-		}
-		r.claim(wk, d, &t.Links, idx)
-	}
 
 	nodes := t.Nodes
-	if cap(wk.kids) < len(nodes) {
-		wk.kids = make([]int32, len(nodes))
-		wk.tdirs = make([]*dir, len(nodes))
+	n := len(nodes)
+	if cap(wk.kids) < n {
+		wk.kids = make([]int32, n)
+		wk.tdirs = make([]*dir, n)
+		wk.sub = make([]Totals, n)
 	}
-	kids, dirs := wk.kids[:len(nodes)], wk.tdirs[:len(nodes)]
+	kids, dirs, sub := wk.kids[:n], wk.tdirs[:n], wk.sub[:n]
 	clear(kids)
-	// kids[i]: directories below node i that stand in the walk; nodes
-	// come after the node they were found in.
-	for i := len(nodes) - 1; i >= 0; i-- {
-		n := &nodes[i]
-		if n.Done != 0 && kids[i] == 0 {
-			continue
+	for i := range sub {
+		sub[i] = Totals{Time: math.MinInt64}
+	}
+	// own is what a read node holds itself: its entry and its files.
+	own := func(nd *bulk.TreeNode) Totals {
+		rec := nd.Record()
+		o := entryTotals(&rec)
+		o.Add(Totals{Blocks: nd.FBlocks, Bytes: nd.FSize, Inodes: int64(nd.Files), Time: math.MinInt64})
+		if nd.FTsec != math.MinInt64 {
+			o.Time = max(o.Time, nd.FTsec*1e9+nd.FTnsec)
 		}
-		if n.Parent >= 0 {
-			kids[n.Parent]++
-		} else {
+		return o
+	}
+	// Nodes come after the node they were found in: from the last,
+	// kids[i] counts the directories below node i that stand in the walk
+	// (left ones, or read ones above left ones), and sub[i] sums node i
+	// and the read subtrees below it that stand for nothing.
+	dsub := Totals{Time: math.MinInt64}
+	for i := n - 1; i >= 0; i-- {
+		nd := &nodes[i]
+		standing := nd.Done == 0 || kids[i] > 0
+		if nd.Done != 0 {
+			sub[i].Add(own(nd))
+		}
+		switch {
+		case standing && nd.Parent >= 0:
+			kids[nd.Parent]++
+		case standing:
 			direct++
+		case nd.Parent >= 0:
+			sub[nd.Parent].Add(sub[i])
+		default:
+			dsub.Add(sub[i])
 		}
 	}
+	d.sub.add(dsub)
+
+	var done []int // read, reported and standing for nothing: complete here
 	for i := range nodes {
-		n := &nodes[i]
-		if n.Done != 0 && kids[i] == 0 {
-			continue
-		}
+		nd := &nodes[i]
 		p := d
-		if n.Parent >= 0 {
-			p = dirs[n.Parent]
+		if nd.Parent >= 0 {
+			p = dirs[nd.Parent]
 		}
-		name := string(t.NodeName(n))
-		if n.Done == 0 {
-			rec := n.Record()
-			c := newDir(p, name, p.depth+1, &rec)
-			left = append(left, c)
-			dirs[i] = c
+		if p == nil { // below a read directory neither reported nor standing
 			continue
 		}
-		// Read, with directories left below: it completes when they do.
-		c := &dir{parent: p, name: name, depth: p.depth + 1, dev: n.Dev, ino: n.Ino, pending: kids[i]}
-		c.fdRefs.Store(kids[i])
+		depth := p.depth + 1
+		standing := nd.Done == 0 || kids[i] > 0
+		if !standing && !r.reported(depth) {
+			continue
+		}
+		name := string(t.NodeName(nd))
+		var c *dir
+		switch {
+		case nd.Done == 0:
+			rec := nd.Record()
+			c = newDir(p, name, depth, &rec)
+			left = append(left, c)
+		case standing:
+			c = &dir{parent: p, name: name, depth: depth, dev: nd.Dev, ino: nd.Ino, pending: kids[i]}
+			c.sub.set(sub[i])
+			c.own.set(own(nd))
+			c.fdRefs.Store(kids[i])
+		default:
+			c = &dir{parent: p, name: name, depth: depth, dev: nd.Dev, ino: nd.Ino}
+			done = append(done, i)
+		}
+		if r.reported(depth) {
+			c.node = &Node{Name: name, IsDir: true}
+			if !standing {
+				c.node.Totals, c.node.Own = sub[i], own(nd)
+				p.mu.Lock()
+				p.node.Children = append(p.node.Children, c.node)
+				p.mu.Unlock()
+			}
+		}
 		dirs[i] = c
+	}
+	// Complete nodes, children before parents as OnNode has them.
+	for k := len(done) - 1; k >= 0; k-- {
+		c := dirs[done[k]]
+		c.node.sortChildren()
+		if r.w.opts.OnNode != nil {
+			r.w.emit(c.path(), c.node)
+		}
+	}
+	if len(t.Links.Records) > 0 {
+		r.claimTree(wk, d, &t, dirs)
 	}
 	clear(dirs)
 	return left, direct
+}
+
+// claimTree claims the hard links a subtree walk met. A link in a
+// directory that has a dir here is claimed for it; one deeper for a dir
+// made for the directory right below the nearest that has one, and not
+// reported: below it, which link is charged changes no reported figure,
+// and the reported directory's own (du -S) figure leaves it out.
+func (r *run) claimTree(wk *worker, d *dir, t *bulk.Tree, dirs []*dir) {
+	holder := func(i int32) *dir {
+		below := int32(-1)
+		p := d
+		for j := i; j >= 0; j = t.Nodes[j].Parent {
+			if dirs[j] != nil {
+				p = dirs[j]
+				break
+			}
+			below = j
+		}
+		if below < 0 {
+			return p
+		}
+		nd := &t.Nodes[below]
+		c := &dir{parent: p, name: string(t.NodeName(nd)), depth: p.depth + 1, dev: nd.Dev, ino: nd.Ino}
+		dirs[below] = c
+		return c
+	}
+	var idx []int32
+	var cur *dir
+	for k, ni := range t.LinkNodes {
+		h := holder(ni)
+		if h != cur && len(idx) > 0 {
+			r.claim(wk, cur, &t.Links, idx)
+			idx = idx[:0]
+		}
+		cur = h
+		idx = append(idx, int32(k))
+	}
+	r.claim(wk, cur, &t.Links, idx)
 }
 
 // treeBudget is how many entries one subtree walk may examine: few while
