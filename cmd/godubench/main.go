@@ -18,13 +18,16 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 func main() {
@@ -34,6 +37,7 @@ func main() {
 	floor := flag.String("floor", "bin/floor", "the floor walker")
 	trees := flag.String("trees", "deep,wide,hardlinks,real", "trees to measure")
 	runs := flag.Int("runs", 10, "hyperfine runs per command")
+	rounds := flag.Int("paired", 30, "rounds of the paired comparison of godu with the floor (0: none)")
 	jobs := flag.Int("jobs", 0, "godu's worker count, also the floor's (0: godu's default)")
 	flag.Parse()
 	if err := os.MkdirAll(*dir, 0o755); err != nil {
@@ -49,7 +53,11 @@ func main() {
 		if err := build(name, root); err != nil {
 			fatal(err)
 		}
-		measure(name, root, tools(root, *godu, *purego, *floor, j), *runs)
+		ts := tools(root, *godu, *purego, *floor, j)
+		measure(name, root, ts, *runs)
+		if runtime.GOOS == "linux" && *rounds > 0 {
+			paired(ts[:3], *rounds)
+		}
 	}
 }
 
@@ -277,4 +285,39 @@ func rssAndOutput(argv []string) (float64, string) {
 		line = line[:40] + "…"
 	}
 	return rss / unit, line
+}
+
+// paired times the floor (ts[0]) and the godu builds (the rest) in turn,
+// in a shuffled order each round, and prints each build's time over the
+// floor's in the same round: median and quartiles. On a shared machine
+// whose speed drifts, hyperfine's blocks of runs of one command at a time
+// can move a ratio by more than the difference measured; pairs cannot.
+func paired(ts []tool, rounds int) {
+	ratios := make([][]float64, len(ts))
+	times := make([]float64, len(ts))
+	order := make([]int, len(ts))
+	for i := range order {
+		order[i] = i
+	}
+	for r := -2; r < rounds; r++ { // two rounds of warm-up
+		rand.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, i := range order {
+			cmd := exec.Command(ts[i].argv[0], ts[i].argv[1:]...)
+			start := time.Now()
+			if err := cmd.Run(); err != nil {
+				fatal(fmt.Errorf("%s: %v", ts[i].name, err))
+			}
+			times[i] = time.Since(start).Seconds()
+		}
+		for i := 1; r >= 0 && i < len(ts); i++ {
+			ratios[i] = append(ratios[i], times[i]/times[0])
+		}
+	}
+	fmt.Printf("Paired with the floor, %d rounds (time over the floor's in the same round, median [quartiles]):", rounds)
+	for i := 1; i < len(ts); i++ {
+		q := ratios[i]
+		sort.Float64s(q)
+		fmt.Printf(" %s %.3f [%.3f–%.3f];", ts[i].name, q[len(q)/2], q[len(q)/4], q[3*len(q)/4])
+	}
+	fmt.Print("\n\n")
 }
