@@ -178,7 +178,9 @@ typedef struct godu_tree {
  * whole or not at all: one that cannot be opened or read, has an entry
  * that cannot be examined, spans more than half the kernel buffer, or does
  * not fit in the buffers is left unread for the caller, who reads it as
- * any directory (and reports its errors). A subdirectory that is the same
+ * any directory (and reports its errors); room for its subdirectories is
+ * checked before any entry is examined, and when it lacks while the nodes
+ * are nearly full the walk ends there. A subdirectory that is the same
  * directory as one of its ancestors (anc, then the nodes above it) is left
  * out, as are entries on another device with GODU_TREE_ONE_FS. Files with
  * several links are written to recs, with the index of the node they are

@@ -275,12 +275,16 @@ int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_tnode *no
 		int32_t p = nd->parent;
 		int fd = openat(p < 0 ? rootfd : fds[p], tnames + nd->name_off,
 				O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+		int oerr = errno;
 		if (p >= 0 && --kids[p] == 0) {
 			close(fds[p]);
 			fds[p] = -1;
 		}
-		if (fd < 0)
+		if (fd < 0) {
+			if (oerr == EMFILE || oerr == ENFILE)
+				break; /* out of descriptors: give back what the walk holds */
 			continue;
+		}
 		/* The whole directory in the first half of the buffer, or the
 		 * caller reads it (a big one is spread over workers there). */
 		long n = godu_getdents(fd, dbuf, t->dbuf_cap / 2);
@@ -288,6 +292,23 @@ int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_tnode *no
 			n = -1;
 		if (n < 0) {
 			close(fd);
+			continue;
+		}
+		/* Room for every subdirectory (by d_type) first: a directory is
+		 * left before any entry is examined rather than examined twice. */
+		uint32_t nsub = 0, subnames = 0;
+		for (long pos = 0; pos < n;) {
+			const struct godu_dirent64 *d = (const struct godu_dirent64 *)(dbuf + pos);
+			pos += d->d_reclen;
+			if (d->d_type == DT_DIR || d->d_type == DT_UNKNOWN) {
+				nsub++;
+				subnames += (uint32_t)strlen(d->d_name) + 1;
+			}
+		}
+		if (nsub > cap - t->nnodes || subnames > t->tnames_cap - t->tnames_len) {
+			close(fd);
+			if (nsub <= cap / 4)
+				break; /* the nodes are nearly full: the rest is the caller's */
 			continue;
 		}
 		uint32_t m_nodes = t->nnodes, m_tnames = t->tnames_len;

@@ -5,12 +5,18 @@ package main
 import (
 	"os"
 	"runtime"
+	"time"
 )
 
 func init() {
 	// No allocation profile is ever read: recording one costs a stack
 	// walk per sampled allocation and page faults at start-up.
 	runtime.MemProfileRate = 0
+	// The runtime's poller takes a descriptor (epoll) the first time any
+	// timer is set, the garbage collector's own included, and cannot live
+	// without it: set one now, while descriptors are to be had, rather
+	// than in the middle of a walk that has used them all.
+	time.AfterFunc(time.Hour, func() {}).Stop()
 }
 
 func main() {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
@@ -132,35 +133,47 @@ func TestFiles0From(t *testing.T) {
 // needs many more at once walked naively: thousands of nested directories.
 func TestDescriptorExhaustion(t *testing.T) {
 	root := t.TempDir()
-	var mk func(dir string, depth int)
-	mk = func(dir string, depth int) {
+	var mk func(dir string, depth, files int)
+	mk = func(dir string, depth, files int) {
 		os.MkdirAll(dir, 0o755)
-		os.WriteFile(filepath.Join(dir, "f"), make([]byte, 100), 0o644)
+		for i := 0; i < files; i++ {
+			os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d", i)), make([]byte, 100), 0o644)
+		}
 		if depth == 0 {
 			return
 		}
 		for _, c := range []string{"a", "b"} {
-			mk(filepath.Join(dir, c), depth-1)
+			mk(filepath.Join(dir, c), depth-1, files)
 		}
 	}
-	mk(filepath.Join(root, "tree"), 10) // 2,047 directories, 11 levels
+	mk(filepath.Join(root, "tree"), 10, 1) // 2,047 directories, 11 levels
 	testtree.DeepChain(t, filepath.Join(root, "tree"), 1500, "chain")
-	want := testtree.Run(t, root, nil, "du", "-s", "tree")
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		t.Fatal(err)
+	// Forty files a directory: subtree walks end on their budget, often,
+	// and leave directories below read ones.
+	mk(filepath.Join(root, "bushy"), 9, 40)
+	type run struct {
+		limit uint64
+		args  []string
 	}
-	for _, args := range [][]string{{"-s", "tree"}, {"-s", "-j", "16", "tree"}} {
-		// The child inherits the limit this process sets for itself.
-		low := lim
-		low.Cur = 32
-		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low); err != nil {
-			t.Fatal(err)
+	// 10: three for the standard streams, two the runtime keeps for the
+	// cgroup's CPU limit, two for its poller, three for the walk.
+	for _, c := range []run{{32, []string{"-s", "tree"}}, {32, []string{"-s", "-j", "16", "tree"}}, {32, []string{"-s", "bushy"}},
+		{32, []string{"-d", "3", "bushy"}}, {32, []string{"bushy"}}, {10, []string{"-s", "bushy"}}, {10, []string{"-s", "tree"}}} {
+		args := c.args
+		var duArgs []string // du has no -j
+		for i := 0; i < len(args); i++ {
+			if args[i] == "-j" {
+				i++
+				continue
+			}
+			duArgs = append(duArgs, args[i])
 		}
-		got := testtree.Run(t, root, nil, godu, args...)
-		syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
-		if got.Stdout != want.Stdout || got.Code != 0 || got.Stderr != "" {
-			t.Errorf("godu %q with 32 descriptors: %+v, du says %q", args, got, want.Stdout)
+		want := testtree.Run(t, root, nil, "du", duArgs...)
+		// The limit is the child's alone (a shell's, which it execs).
+		sh := fmt.Sprintf(`ulimit -n %d && exec "$0" "$@"`, c.limit)
+		got := testtree.Run(t, root, nil, "sh", append([]string{"-c", sh, godu}, args...)...)
+		if !reflect.DeepEqual(testtree.Lines(got.Stdout, false), testtree.Lines(want.Stdout, false)) || got.Code != 0 || got.Stderr != "" {
+			t.Errorf("godu %q with %d descriptors: %+v, du says %q", args, c.limit, got, want.Stdout)
 		}
 	}
 }

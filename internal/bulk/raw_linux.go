@@ -245,6 +245,9 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 				fds[p] = -1
 			}
 		}
+		if e == unix.EMFILE || e == unix.ENFILE {
+			break // out of descriptors: give back what the walk holds
+		}
 		if e != 0 {
 			continue
 		}
@@ -256,6 +259,29 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 		}
 		if n < 0 {
 			unix.Close(int(fd))
+			continue
+		}
+		// Room for every subdirectory (by d_type) first: a directory is
+		// left before any entry is examined rather than examined twice.
+		nsub, subnames := uint32(0), uint32(0)
+		for pos := 0; pos < n; {
+			d := dbuf[pos:n]
+			reclen := int(*(*uint16)(unsafe.Pointer(&d[16])))
+			pos += reclen
+			if d[18] == unix.DT_DIR || d[18] == unix.DT_UNKNOWN {
+				l := 0
+				for d[19+l] != 0 {
+					l++
+				}
+				nsub++
+				subnames += uint32(l) + 1
+			}
+		}
+		if nsub > nodeCap-t.nnodes || subnames > t.tnamesCap-t.tnamesLen {
+			unix.Close(int(fd))
+			if nsub <= nodeCap/4 {
+				break // the nodes are nearly full: the rest is the caller's
+			}
 			continue
 		}
 		mNodes, mTnames, mRecs, mNames := t.nnodes, t.tnamesLen, t.nrecs, t.namesLen

@@ -74,7 +74,22 @@ func randomTree(t *testing.T, seed int64) string {
 
 // report is a walk's result in comparable form: every reported node's
 // path and totals, and the walker's counts.
+// openFds counts this process's open descriptors.
+func openFds(t *testing.T) int {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(ents)
+}
+
 func report(t *testing.T, opts Options, path string) (map[string]Totals, Stats) {
+	fds := openFds(t)
+	defer func() {
+		if now := openFds(t); now != fds {
+			t.Errorf("%+v: %d descriptors open after the walk, %d before", opts, now, fds)
+		}
+	}()
 	emitted := map[string]int{} // OnNode's order
 	opts.OnNode = func(p string, n *Node) {
 		if _, twice := emitted[p]; twice {

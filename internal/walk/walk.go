@@ -228,10 +228,11 @@ type worker struct {
 	rd *bulk.Reader
 	counters
 	// Scratch of walkTree.
-	anc   []uint64
-	kids  []int32
-	tdirs []*dir
-	sub   []Totals
+	anc      []uint64
+	kids     []int32
+	leftKids []int32
+	tdirs    []*dir
+	sub      []Totals
 }
 
 // getWorker takes an idle worker, or makes one.
@@ -495,28 +496,52 @@ func (r *run) doneFd(d *dir) {
 	d.fdMu.Unlock()
 }
 
+// waitFor adds d to (or removes it from) the directories whose opening
+// waits for a descriptor.
+func (r *run) waitFor(d *dir, waits bool) {
+	r.waitMu.Lock()
+	defer r.waitMu.Unlock()
+	if waits {
+		r.waiting = append(r.waiting, d)
+		return
+	}
+	for i, w := range r.waiting {
+		if w == d {
+			r.waiting = append(r.waiting[:i], r.waiting[i+1:]...)
+			break
+		}
+	}
+}
+
 // shed closes the descriptors of directories that are only waiting to
 // open more subdirectories (they are reopened on demand), when the process
 // has run out of descriptors. It returns how many it closed. Such a
-// directory is the parent of a directory on the shared stack: a read
-// directory keeps its descriptor only while subdirectories of it wait
-// there or are being opened, and one being opened is in use.
+// directory is the parent of a directory on the shared stack or of one
+// whose opening waits for a descriptor: a read directory keeps its
+// descriptor only while subdirectories of it wait there or are being
+// opened, and one being opened right now is in use.
 func (r *run) shed() int {
 	r.stackMu.Lock()
 	defer r.stackMu.Unlock()
+	r.waitMu.Lock()
+	defer r.waitMu.Unlock()
 	n := 0
-	for i, c := range r.stack {
-		d := c.parent
-		if d == nil || i > 0 && r.stack[i-1].parent == d {
-			continue // siblings lie together on the stack
-		}
-		if d.fdMu.TryLock() {
+	try := func(d *dir) {
+		if d != nil && d.fdMu.TryLock() {
 			if d.users == 0 && d.d.Fd() >= 0 {
 				d.d.Close()
 				n++
 			}
 			d.fdMu.Unlock()
 		}
+	}
+	for i, c := range r.stack {
+		if i == 0 || r.stack[i-1].parent != c.parent { // siblings lie together
+			try(c.parent)
+		}
+	}
+	for _, c := range r.waiting {
+		try(c.parent)
 	}
 	return n
 }
@@ -547,6 +572,10 @@ type run struct {
 
 	stackMu sync.Mutex
 	stack   []*dir // subdirectories found and not yet taken by a worker
+
+	scarce  sync.Mutex // held by the worker retrying an open out of descriptors
+	waitMu  sync.Mutex
+	waiting []*dir // directories whose opening waits for a descriptor
 
 	// tree: subtrees are read by the core's subtree walk
 	// (bulk.Reader.Tree) with treeMode.
@@ -818,19 +847,38 @@ func (r *run) visit(wk *worker, d *dir, fd int) {
 		// Out of descriptors, shed those of directories that only wait
 		// to open subdirectories, or wait for other workers to close
 		// theirs, and try again.
-		for try := 0; ; try++ {
-			var pfd int
-			if pfd, err = r.useFd(d.parent); err == nil {
-				d.d.Open(pfd, d.name, r.mode, d.dev)
+		// Workers short of descriptors try one at a time (scarce), so
+		// that a few descriptors are not shared out a piece to each, and
+		// wait a little between tries. After a few, the directory is
+		// opened by its path, which takes one descriptor where opening
+		// it below its parent's takes two.
+		scarce := false
+		for waits := 0; ; waits++ {
+			if byPath := waits > 8 && len(d.path()) < unix.PathMax; byPath {
+				d.d.Open(unix.AT_FDCWD, d.path(), r.mode, d.dev)
 				b, err = rd.Read(&d.d)
-				r.doneFd(d.parent)
+			} else {
+				var pfd int
+				if pfd, err = r.useFd(d.parent); err == nil {
+					d.d.Open(pfd, d.name, r.mode, d.dev)
+					b, err = rd.Read(&d.d)
+					r.doneFd(d.parent)
+				}
 			}
-			if !tooManyFiles(err) || d.d.Fd() >= 0 || try == 1000 {
+			if !tooManyFiles(err) || d.d.Fd() >= 0 || waits == 1000 {
 				break
 			}
-			if r.shed() == 0 {
-				pause()
+			if !scarce {
+				r.waitFor(d, true)
+				r.scarce.Lock()
+				scarce = true
 			}
+			r.shed()
+			pause()
+		}
+		if scarce {
+			r.scarce.Unlock()
+			r.waitFor(d, false)
 		}
 	}
 	r.releaseFd(d.parent)
@@ -861,14 +909,15 @@ func (r *run) visit(wk *worker, d *dir, fd int) {
 	subdirs := d.subdirs
 	d.subdirs = nil
 	var left []*dir // directories the subtree walk left, at any depth
-	direct := len(subdirs)
+	direct, opening := len(subdirs), len(subdirs)
 	if tree && rd.TreeLen() > 0 {
-		var n int
-		left, n = r.walkTree(wk, d)
+		var n, nleft int
+		left, n, nleft = r.walkTree(wk, d)
 		direct += n
+		opening += nleft
 	}
 	atomic.AddInt32(&d.pending, int32(direct))
-	d.fdRefs.Store(int32(direct) + 1)
+	d.fdRefs.Store(int32(opening) + 1)
 	r.releaseFd(d) // our own claim: closes now if there are no subdirectories
 	// The subdirectories go on the walk's shared stack, where any worker
 	// takes the next; new workers are started while slots are free
@@ -998,8 +1047,10 @@ func (r *run) readRest(wk *worker, d *dir) error {
 // returns the directories the walk left unread, below new directories
 // standing for the read ones on their way (their descriptors closed, to
 // be reopened on demand like shed ones; they complete when what is below
-// them does), and how many of those are d's own subdirectories.
-func (r *run) walkTree(wk *worker, d *dir) (left []*dir, direct int) {
+// them does); how many of both are d's own subdirectories (d's pending
+// claims); and how many of those are left ones (its descriptor's claims:
+// only those open themselves relative to it).
+func (r *run) walkTree(wk *worker, d *dir) (left []*dir, direct, directLeft int) {
 	anc := wk.anc[:0]
 	for a := d; a != nil; a = a.parent {
 		anc = append(anc, a.dev, a.ino)
@@ -1014,11 +1065,13 @@ func (r *run) walkTree(wk *worker, d *dir) (left []*dir, direct int) {
 	n := len(nodes)
 	if cap(wk.kids) < n {
 		wk.kids = make([]int32, n)
+		wk.leftKids = make([]int32, n)
 		wk.tdirs = make([]*dir, n)
 		wk.sub = make([]Totals, n)
 	}
-	kids, dirs, sub := wk.kids[:n], wk.tdirs[:n], wk.sub[:n]
+	kids, leftKids, dirs, sub := wk.kids[:n], wk.leftKids[:n], wk.tdirs[:n], wk.sub[:n]
 	clear(kids)
+	clear(leftKids)
 	for i := range sub {
 		sub[i] = Totals{Time: math.MinInt64}
 	}
@@ -1034,7 +1087,8 @@ func (r *run) walkTree(wk *worker, d *dir) (left []*dir, direct int) {
 	}
 	// Nodes come after the node they were found in: from the last,
 	// kids[i] counts the directories below node i that stand in the walk
-	// (left ones, or read ones above left ones), and sub[i] sums node i
+	// (left ones, or read ones above left ones), leftKids[i] the left ones
+	// right below it, and sub[i] sums node i
 	// and the read subtrees below it that stand for nothing.
 	dsub := Totals{Time: math.MinInt64}
 	for i := n - 1; i >= 0; i-- {
@@ -1046,8 +1100,14 @@ func (r *run) walkTree(wk *worker, d *dir) (left []*dir, direct int) {
 		switch {
 		case standing && nd.Parent >= 0:
 			kids[nd.Parent]++
+			if nd.Done == 0 {
+				leftKids[nd.Parent]++
+			}
 		case standing:
 			direct++
+			if nd.Done == 0 {
+				directLeft++
+			}
 		case nd.Parent >= 0:
 			sub[nd.Parent].Add(sub[i])
 		default:
@@ -1082,7 +1142,7 @@ func (r *run) walkTree(wk *worker, d *dir) (left []*dir, direct int) {
 			c = &dir{parent: p, name: name, depth: depth, dev: nd.Dev, ino: nd.Ino, pending: kids[i]}
 			c.sub.set(sub[i])
 			c.own.set(own(nd))
-			c.fdRefs.Store(kids[i])
+			c.fdRefs.Store(leftKids[i])
 		default:
 			c = &dir{parent: p, name: name, depth: depth, dev: nd.Dev, ino: nd.Ino}
 			done = append(done, i)
@@ -1110,7 +1170,7 @@ func (r *run) walkTree(wk *worker, d *dir) (left []*dir, direct int) {
 		r.claimTree(wk, d, &t, dirs)
 	}
 	clear(dirs)
-	return left, direct
+	return left, direct, directLeft
 }
 
 // claimTree claims the hard links a subtree walk met. A link in a
