@@ -573,6 +573,11 @@ type run struct {
 	stackMu sync.Mutex
 	stack   []*dir // subdirectories found and not yet taken by a worker
 
+	// linksNow: only the operand is reported (du -s), so which of a
+	// file's links is counted changes no figure: the first met is, at
+	// once, instead of the first in traversal order after the walk.
+	linksNow bool
+
 	scarce  sync.Mutex // held by the worker retrying an open out of descriptors
 	waitMu  sync.Mutex
 	waiting []*dir // directories whose opening waits for a descriptor
@@ -771,6 +776,7 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	r.mode |= w.opts.Time
 	// The subtree walk folds every plain file and follows nothing.
 	r.tree = subtreeWalk && r.mode&^w.opts.Time == bulk.Fold && !w.opts.HashAll
+	r.linksNow = w.opts.MaxDepth == 0 && !w.opts.ListFiles
 	r.treeMode = w.opts.Time
 	if w.opts.OneFileSystem {
 		r.treeMode |= bulk.TreeOneFS
@@ -1167,10 +1173,31 @@ func (r *run) walkTree(wk *worker, d *dir) (left []*dir, direct, directLeft int)
 		}
 	}
 	if len(t.Links.Records) > 0 {
-		r.claimTree(wk, d, &t, dirs)
+		if r.linksNow {
+			r.countTreeLinks(wk, d, &t)
+		} else {
+			r.claimTree(wk, d, &t, dirs)
+		}
 	}
 	clear(dirs)
 	return left, direct, directLeft
+}
+
+// countTreeLinks counts, with linksNow, each file the links a subtree
+// walk met lead to unless it was counted already, in d's subtree.
+func (r *run) countTreeLinks(wk *worker, d *dir, t *bulk.Tree) {
+	sum := Totals{Time: math.MinInt64}
+	for i := range t.Links.Records {
+		rec := &t.Links.Records[i]
+		if r.w.seen(rec) {
+			wk.links.Add(1)
+			continue
+		}
+		sum.Add(entryTotals(rec))
+	}
+	d.sub.add(sum)
+	wk.files.Add(sum.Inodes)
+	wk.blocks.Add(sum.Blocks)
 }
 
 // claimTree claims the hard links a subtree walk met. A link in a
@@ -1265,7 +1292,7 @@ func (r *run) take(wk *worker, d *dir, b *bulk.Batch, tree bool) {
 			// count it twice in a walk of /.
 			continue
 		}
-		if !opts.CountLinks && rec.Type != bulk.Directory && rec.Nlink > 1 {
+		if !opts.CountLinks && rec.Type != bulk.Directory && rec.Nlink > 1 && !r.linksNow {
 			links = append(links, int32(i))
 			continue
 		}
