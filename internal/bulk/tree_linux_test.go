@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/godu-sh/godu/internal/testtree"
 )
 
 // treeFixture builds a root holding only subdirectories, nested up to five
@@ -20,28 +22,10 @@ import (
 func treeFixture(t *testing.T, seed int64, big bool) string {
 	rng := rand.New(rand.NewSource(seed))
 	root := t.TempDir()
-	var files []string
-	var mk func(dir string, depth int)
-	mk = func(dir string, depth int) {
-		os.MkdirAll(dir, 0o755)
-		for i, n := 0, rng.Intn(9); i < n; i++ {
-			p := filepath.Join(dir, fmt.Sprintf("f%d", i))
-			os.WriteFile(p, make([]byte, rng.Intn(20000)), 0o644)
-			files = append(files, p)
-		}
-		if rng.Intn(3) == 0 {
-			os.Symlink("somewhere", filepath.Join(dir, "sl"))
-		}
-		for i, n := 0, rng.Intn(4)+1; depth < 5 && i < n; i++ {
-			mk(filepath.Join(dir, fmt.Sprintf("d%d", i)), depth+1)
-		}
-	}
 	for i := 0; i < 3; i++ {
-		mk(filepath.Join(root, fmt.Sprintf("top%d", i)), 1)
+		testtree.Random(t, filepath.Join(root, fmt.Sprintf("top%d", i)), rng, 4, 9, 4, 8)
 	}
-	for i := 0; i < 25; i++ {
-		os.Link(files[rng.Intn(len(files))], filepath.Join(filepath.Dir(files[rng.Intn(len(files))]), fmt.Sprintf("hl%d", i)))
-	}
+	os.MkdirAll(filepath.Join(root, "top0"), 0o755)
 	if big {
 		dir := filepath.Join(root, "top0", "big")
 		os.Mkdir(dir, 0o755)
@@ -75,13 +59,7 @@ func startTree(t *testing.T, r *Reader, root string, rootfd int) {
 func TestTreeCoresAgree(t *testing.T) {
 	for seed := int64(1); seed <= 3; seed++ {
 		root := treeFixture(t, seed, seed == 3)
-		fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer unix.Close(fd)
-		var st unix.Stat_t
-		unix.Fstat(fd, &st)
+		fd, st := openRoot(t, root)
 		anc := []uint64{st.Dev, st.Ino}
 		for _, budget := range []int{1, 5, 60, 1 << 20} {
 			for _, mode := range []Mode{0, MTime, TreeOneFS, TreeAllLinks | CTime} {
@@ -108,13 +86,7 @@ func TestTreeCoresAgree(t *testing.T) {
 // and hard-link records add up to GNU du's total below the root.
 func TestTreeSums(t *testing.T) {
 	root := treeFixture(t, 7, false)
-	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(fd)
-	var st unix.Stat_t
-	unix.Fstat(fd, &st)
+	fd, st := openRoot(t, root)
 	r := NewReader()
 	startTree(t, r, root, fd)
 	tr := r.Tree(fd, st.Dev, []uint64{st.Dev, st.Ino}, 1<<20, 0)
@@ -150,4 +122,16 @@ func TestTreeSums(t *testing.T) {
 func exec(t *testing.T, name string, args ...string) (string, error) {
 	out, err := osexec.Command(name, args...).Output()
 	return string(out), err
+}
+
+// openRoot opens the directory root for the test's duration.
+func openRoot(t *testing.T, root string) (int, unix.Stat_t) {
+	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Close(fd) })
+	var st unix.Stat_t
+	unix.Fstat(fd, &st)
+	return fd, st
 }

@@ -4,6 +4,8 @@ package testtree
 
 import (
 	"bytes"
+	"fmt"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -231,4 +233,38 @@ func join(dir, name string) string {
 		return dir + name
 	}
 	return dir + "/" + name
+}
+
+// Random builds at dir a tree drawn from rng: levels more levels of
+// directories below it, each directory with fewer than files files of
+// random sizes (under 30,000 bytes), a symlink in one of four and a fifo
+// in one of nine, and fewer than subdirs subdirectories; then links hard
+// links to random files, each in a random file's directory.
+func Random(t testing.TB, dir string, rng *rand.Rand, levels, files, subdirs, links int) {
+	var made []string
+	var mk func(dir string, level int)
+	mk = func(dir string, level int) {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for i, n := 0, rng.Intn(files); i < n; i++ {
+			p := filepath.Join(dir, fmt.Sprintf("f%d", i))
+			os.WriteFile(p, make([]byte, rng.Intn(30000)), 0o644)
+			made = append(made, p)
+		}
+		if rng.Intn(4) == 0 {
+			os.Symlink("f0", filepath.Join(dir, "sl"))
+		}
+		if rng.Intn(9) == 0 {
+			syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644)
+		}
+		for i, n := 0, rng.Intn(subdirs); level < levels && i < n; i++ {
+			mk(filepath.Join(dir, fmt.Sprintf("d%d", i)), level+1)
+		}
+	}
+	mk(dir, 0)
+	for i := 0; i < links && len(made) > 0; i++ {
+		to := filepath.Dir(made[rng.Intn(len(made))])
+		os.Link(made[rng.Intn(len(made))], filepath.Join(to, fmt.Sprintf("hl%d", i)))
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/godu-sh/godu/internal/bulk"
+	"github.com/godu-sh/godu/internal/testtree"
 )
 
 // randomTree builds a tree meant to take every path of the subtree walk:
@@ -25,32 +26,9 @@ import (
 func randomTree(t *testing.T, seed int64) string {
 	rng := rand.New(rand.NewSource(seed))
 	root := t.TempDir()
-	var files []string
-	var mk func(dir string, depth int)
-	mk = func(dir string, depth int) {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		for i, n := 0, rng.Intn(12); i < n; i++ {
-			p := filepath.Join(dir, fmt.Sprintf("f%d", i))
-			os.WriteFile(p, make([]byte, rng.Intn(30000)), 0o644)
-			files = append(files, p)
-		}
-		if rng.Intn(4) == 0 {
-			os.Symlink("f0", filepath.Join(dir, "sl"))
-		}
-		if rng.Intn(9) == 0 {
-			syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644)
-		}
-		if depth < 6 {
-			for i, n := 0, rng.Intn(5-depth/2); i < n; i++ {
-				mk(filepath.Join(dir, fmt.Sprintf("d%d", i)), depth+1)
-			}
-		}
-	}
-	mk(filepath.Join(root, "t"), 0)
-	for i := 0; i < 40 && len(files) > 0; i++ {
-		os.Link(files[rng.Intn(len(files))], filepath.Join(filepath.Dir(files[rng.Intn(len(files))]), fmt.Sprintf("hl%d", i)))
+	testtree.Random(t, filepath.Join(root, "t"), rng, 6, 12, 4, 40)
+	for _, d := range []string{"d0", "d1"} { // for the fixed parts below
+		os.MkdirAll(filepath.Join(root, "t", d), 0o755)
 	}
 	many := filepath.Join(root, "t", "d0", "many")
 	for i := 0; i < bulk.TreeNodes+40; i++ {

@@ -10,8 +10,13 @@
 // and open descriptors, a full pool can never deadlock, and no found
 // directory waits behind a busy worker while another is idle.
 // A directory too large for one batch is listed by its worker while other
-// workers examine its entries. Totals flow bottom-up: a directory is
-// complete when its own entries and all its subdirectories are.
+// workers examine its entries. Once a directory is read whole, its
+// subdirectories go to the core's subtree walk (bulk.Reader.Tree), which
+// reads them and what is below them in one call until a budget of entries
+// is spent; only the directories it leaves unread come back to the
+// workers, below stand-ins for the read ones on their way. Totals flow
+// bottom-up: a directory is complete when its own entries and all its
+// subdirectories are.
 //
 // Directories are opened relative to their parent's descriptor, never by a
 // path from the root, so depth is unlimited; a parent's descriptor stays
