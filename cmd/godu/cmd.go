@@ -27,23 +27,24 @@ type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
 
-// blockFlag is one of the options that set the output unit (-b, -h, -k,
-// -m, --si, -B). du lets the last of them win, so each Set applies itself
-// in command-line order.
-type blockFlag struct {
+// orderedFlag is one of the options among which du lets the last win: those
+// that set the output unit (-b, -h, -k, -m, --si, -B) and those that say
+// which symlinks to follow (-D, -H, -L, -P). Each Set applies itself in
+// command-line order.
+type orderedFlag struct {
 	o     *du.Options
 	apply func(o *du.Options, arg string) error
 	isArg bool
 }
 
-func (f *blockFlag) String() string { return "" }
-func (f *blockFlag) Type() string {
+func (f *orderedFlag) String() string { return "" }
+func (f *orderedFlag) Type() string {
 	if f.isArg {
 		return "SIZE"
 	}
 	return "bool"
 }
-func (f *blockFlag) Set(s string) error { return f.apply(f.o, s) }
+func (f *orderedFlag) Set(s string) error { return f.apply(f.o, s) }
 
 // stderrFd is the descriptor whose terminal decides the progress line.
 var stderrFd = 2
@@ -59,7 +60,6 @@ func newCommand(stdout, stderr io.Writer, status *int) *cobra.Command {
 	var (
 		summarize, help, showVersion bool
 		maxDepth, threshold          string
-		derefArgs, derefAll, noDeref bool
 		apparent                     bool
 		timeWord, timeStyle          string
 		excludes, excludeFrom        []string
@@ -140,12 +140,6 @@ kernel allows and walking subdirectories in parallel.`,
 					}
 				}
 			}
-			switch {
-			case derefAll:
-				o.Deref = du.DerefAll
-			case derefArgs:
-				o.Deref = du.DerefArgs
-			}
 			o.Progress = progressMode()
 			o.StderrFd = stderrFd
 			*status = du.Run(context.Background(), o, args, stdout, stderr)
@@ -164,13 +158,19 @@ kernel allows and walking subdirectories in parallel.`,
 	f.BoolVarP(&o.NullTerminate, "null", "0", false, "end each output line with NUL, not newline")
 	f.BoolVarP(&o.All, "all", "a", false, "write counts for all files, not just directories")
 	f.BoolVar(&apparent, "apparent-size", false, "print apparent sizes rather than device usage")
-	unit := func(name, short, usage string, isArg bool, apply func(o *du.Options, arg string) error) {
-		fl := f.VarPF(&blockFlag{o: &o, apply: apply, isArg: isArg}, name, short, usage)
+	ordered := func(name, short, usage string, isArg bool, apply func(o *du.Options, arg string) error) {
+		fl := f.VarPF(&orderedFlag{o: &o, apply: apply, isArg: isArg}, name, short, usage)
 		if !isArg {
 			fl.NoOptDefVal = "true"
 		}
 	}
-	unit("block-size", "B", "scale sizes by SIZE before printing them", true, func(o *du.Options, arg string) error {
+	deref := func(name, short, usage string, d du.Deref) {
+		ordered(name, short, usage, false, func(o *du.Options, _ string) error {
+			o.Deref = d
+			return nil
+		})
+	}
+	ordered("block-size", "B", "scale sizes by SIZE before printing them", true, func(o *du.Options, arg string) error {
 		bs, err := du.ParseBlockSize(arg)
 		if err != nil {
 			return &blockSizeError{arg: arg, err: err, long: lastBlockSizeLong}
@@ -178,32 +178,32 @@ kernel allows and walking subdirectories in parallel.`,
 		o.Block = bs
 		return nil
 	})
-	unit("bytes", "b", "equivalent to '--apparent-size --block-size=1'", false, func(o *du.Options, _ string) error {
+	ordered("bytes", "b", "equivalent to '--apparent-size --block-size=1'", false, func(o *du.Options, _ string) error {
 		o.Apparent = true
 		o.Block = du.BlockSize{Size: 1}
 		return nil
 	})
 	f.BoolVarP(&o.Total, "total", "c", false, "produce a grand total")
-	f.BoolVarP(&derefArgs, "dereference-args", "D", false, "dereference only symlinks that are listed on the command line")
+	deref("dereference-args", "D", "dereference only symlinks that are listed on the command line", du.DerefArgs)
 	f.StringVarP(&maxDepth, "max-depth", "d", "", "print the total for a directory only if it is N or fewer levels below the command line argument")
-	f.BoolVarP(&derefArgs, "H", "H", false, "equivalent to --dereference-args (-D)")
+	deref("H", "H", "equivalent to --dereference-args (-D)", du.DerefArgs)
 	f.BoolVar(&o.Inodes, "inodes", false, "list inode usage information instead of block usage")
-	unit("human-readable", "h", "print sizes in human readable format (e.g., 1K 234M 2G)", false, func(o *du.Options, _ string) error {
+	ordered("human-readable", "h", "print sizes in human readable format (e.g., 1K 234M 2G)", false, func(o *du.Options, _ string) error {
 		o.Block, _ = du.ParseBlockSize("human-readable")
 		return nil
 	})
-	unit("kibibytes", "k", "like --block-size=1K", false, func(o *du.Options, _ string) error {
+	ordered("kibibytes", "k", "like --block-size=1K", false, func(o *du.Options, _ string) error {
 		o.Block = du.BlockSize{Size: 1024}
 		return nil
 	})
-	f.BoolVarP(&derefAll, "dereference", "L", false, "dereference all symbolic links")
+	deref("dereference", "L", "dereference all symbolic links", du.DerefAll)
 	f.BoolVarP(&o.CountLinks, "count-links", "l", false, "count sizes many times if hard linked")
-	unit("megabytes", "m", "like --block-size=1M", false, func(o *du.Options, _ string) error {
+	ordered("megabytes", "m", "like --block-size=1M", false, func(o *du.Options, _ string) error {
 		o.Block = du.BlockSize{Size: 1 << 20}
 		return nil
 	})
-	f.BoolVarP(&noDeref, "no-dereference", "P", false, "don't follow any symbolic links (this is the default)")
-	unit("si", "", "like -h, but use powers of 1000 not 1024", false, func(o *du.Options, _ string) error {
+	deref("no-dereference", "P", "don't follow any symbolic links (this is the default)", du.DerefNone)
+	ordered("si", "", "like -h, but use powers of 1000 not 1024", false, func(o *du.Options, _ string) error {
 		o.Block, _ = du.ParseBlockSize("si")
 		return nil
 	})

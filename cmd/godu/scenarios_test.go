@@ -54,6 +54,9 @@ func TestOptionScenarios(t *testing.T) {
 		// symlinks: -P default, -H/-D operand, -L all
 		{"-s", "ex/c/la"}, {"-s", "-H", "ex/c/la"}, {"-s", "-D", "ex/c/la"}, {"-s", "-L", "ex/c"},
 		{"-s", "-L", "ex/c/dang"}, {"-s", "-H", "ex/c/dang"}, {"-L", "-s", "ex"},
+		// the last of -H, -L, -P wins
+		{"-s", "-L", "-P", "ex/c"}, {"-s", "-P", "-L", "ex/c"}, {"-s", "-H", "-P", "ex/c/la"},
+		{"-s", "-P", "-H", "ex/c/la"}, {"-s", "-LH", "ex/c"}, {"-s", "--dereference", "--no-dereference", "ex/c"},
 		// block sizes through the environment
 		{"-s", "ex"}, {"-sk", "ex"},
 		// trailing slashes
