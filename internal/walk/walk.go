@@ -856,17 +856,16 @@ func (r *run) visit(wk *worker, d *dir, fd int) {
 		b, err = rd.Read(&d.d)
 	} else {
 		// Out of descriptors, shed those of directories that only wait
-		// to open subdirectories, or wait for other workers to close
-		// theirs, and try again.
-		// Workers short of descriptors try one at a time (scarce), so
-		// that a few descriptors are not shared out a piece to each, and
-		// wait a little between tries. After a few, the directory is
-		// opened by its path, which takes one descriptor where opening
-		// it below its parent's takes two.
+		// to open subdirectories, wait a little for other workers to
+		// close theirs, and try again. Workers short of descriptors try
+		// one at a time (scarce), so that a few descriptors are not
+		// shared out a piece to each. After a few tries, the directory
+		// is opened by its path, which takes one descriptor where
+		// opening it below its parent's takes two.
 		scarce := false
 		for waits := 0; ; waits++ {
-			if byPath := waits > 8 && len(d.path()) < unix.PathMax; byPath {
-				d.d.Open(unix.AT_FDCWD, d.path(), r.mode, d.dev)
+			if path := d.path(); waits > 8 && len(path) < unix.PathMax {
+				d.d.Open(unix.AT_FDCWD, path, r.mode, d.dev)
 				b, err = rd.Read(&d.d)
 			} else {
 				var pfd int
@@ -1096,11 +1095,11 @@ func (r *run) walkTree(wk *worker, d *dir) (left []*dir, direct, directLeft int)
 		}
 		return o
 	}
-	// Nodes come after the node they were found in: from the last,
-	// kids[i] counts the directories below node i that stand in the walk
-	// (left ones, or read ones above left ones), leftKids[i] the left ones
-	// right below it, and sub[i] sums node i
-	// and the read subtrees below it that stand for nothing.
+	// Nodes come after the node they were found in. From the last:
+	// kids[i] counts the directories right below node i that stand in
+	// the walk (left ones, or read ones above left ones), leftKids[i] the
+	// left ones among them, and sub[i] sums node i and the read subtrees
+	// below it that stand for nothing.
 	dsub := Totals{Time: math.MinInt64}
 	for i := n - 1; i >= 0; i-- {
 		nd := &nodes[i]
