@@ -117,10 +117,10 @@ int godu_stat(godu_ctl *ctl, int dirfd, godu_rec *recs, const char *names);
 int godu_stat_one(int dirfd, const char *name, uint32_t flags, godu_rec *rec);
 
 /*
- * The subtree walk (Linux): below a directory whose subdirectories are
- * not reported one by one, one call reads a whole subtree, depth first,
- * until a budget of entries is spent, and returns only its sums, the
- * hard-linked files it met, and the directories left for the caller.
+ * The subtree walk (Linux): once a directory is read, one call reads the
+ * subtree below it, depth first, until a budget of entries is spent, and
+ * returns only the sums of each directory it read, the hard-linked files
+ * it met, and the directories it left for the caller.
  */
 
 /* One subdirectory the subtree walk found. 104 bytes. */

@@ -1,11 +1,11 @@
 package bulk
 
-// The subtree walk: below a directory whose subdirectories are not
-// reported one by one (du -s, or deeper than --max-depth), one call into
-// the core reads a whole subtree, depth first, until a budget of entries
-// is spent. It returns the subtree's sums, its hard-linked files and the
-// directories it left for the caller; directories it read cost the
-// caller nothing. Linux has it (CanTree), in both builds.
+// The subtree walk: once a directory is read, one call into the core
+// reads the subtree below it, depth first, until a budget of entries is
+// spent. It returns the sums of each directory it read, the hard-linked
+// files it met and the directories it left for the caller; the caller
+// pays nothing per directory read but what it reports. Linux has it
+// (CanTree), in both builds.
 
 // TreeNode is a subdirectory a subtree walk found. Its layout is the C
 // struct godu_tnode (104 bytes); do not reorder.
@@ -70,9 +70,8 @@ const (
 // Buffer sizes of a subtree walk.
 const (
 	// TreeNodes bounds the subdirectories one walk may find.
-	TreeNodes  = 512
-	treeNames  = 16 << 10
-	maxTreeAnc = 1 << 12
+	TreeNodes = 512
+	treeNames = 16 << 10
 )
 
 // Tree is what a subtree walk returned. Nodes and Links alias the
@@ -138,9 +137,6 @@ func (r *Reader) Tree(rootfd int, rootDev uint64, anc []uint64, budget int, mode
 
 func (r *Reader) treeCall(walk func(*treeCtl, int, []uint64, *Reader), rootfd int, rootDev uint64, anc []uint64,
 	budget int, mode Mode) Tree {
-	if len(anc) > 2*maxTreeAnc {
-		anc = anc[:2*maxTreeAnc] // the nearest ancestors; deeper cycles meet the nodes'
-	}
 	t := treeCtl{
 		flags: uint32(mode & (times | TreeOneFS | TreeAllLinks)), nodeCap: uint32(len(r.nodes)),
 		tnamesCap: uint32(len(r.tnames)), recCap: uint32(len(r.recs)), namesCap: uint32(len(r.names)),
