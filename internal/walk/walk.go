@@ -83,9 +83,9 @@ type Options struct {
 	// OnNode, if set, is called once for each reported Node as soon as its
 	// subtree is complete (children before parents, in no set order
 	// among siblings). Calls are serialised. Hard-linked files are not in
-	// these totals yet: each is charged, once, to the first of its links
-	// in traversal order when the walk is over, and is in the tree Walk
-	// returns.
+	// these totals yet (but with MaxDepth 0): each is charged, once, to the
+	// first of its links in traversal order when the walk is over, and is
+	// in the tree Walk returns.
 	OnNode func(path string, n *Node)
 }
 
