@@ -9,6 +9,15 @@
 
 #include "bulk.h"
 
+/* godu_later makes (*sec, *nsec) the later of it and (s, ns). */
+static inline void godu_later(int64_t *sec, int64_t *nsec, int64_t s, int64_t ns)
+{
+	if (s > *sec || (s == *sec && ns > *nsec)) {
+		*sec = s;
+		*nsec = ns;
+	}
+}
+
 /*
  * godu_fold adds r to the sums and returns 1 when r may be folded: a file
  * that is not a directory, has one link, was examined without error and
@@ -24,10 +33,7 @@ static inline int godu_fold(godu_ctl *c, const godu_rec *r)
 	if (r->type == GODU_T_REG || r->type == GODU_T_LNK)
 		c->sum_size += r->size;
 	c->sum_count++;
-	if (r->tsec > c->tmax_sec || (r->tsec == c->tmax_sec && r->tnsec > c->tmax_nsec)) {
-		c->tmax_sec = r->tsec;
-		c->tmax_nsec = r->tnsec;
-	}
+	godu_later(&c->tmax_sec, &c->tmax_nsec, r->tsec, r->tnsec);
 	return 1;
 }
 

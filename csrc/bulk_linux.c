@@ -128,6 +128,22 @@ static void godu_examine(int dirfd, const char *name, uint32_t flags, godu_rec *
 	}
 }
 
+/* godu_getdents is getdents64, again after EINTR. */
+static long godu_getdents(int fd, char *buf, uint32_t cap)
+{
+	long n;
+	do
+		n = syscall(SYS_getdents64, fd, buf, cap);
+	while (n < 0 && errno == EINTR);
+	return n;
+}
+
+/* godu_dot reports whether nm is "." or "..". */
+static int godu_dot(const char *nm)
+{
+	return nm[0] == '.' && (nm[1] == 0 || (nm[1] == '.' && nm[2] == 0));
+}
+
 int godu_read(godu_ctl *c, int parentfd, const char *name, godu_rec *recs,
 	      char *names, char *dbuf)
 {
@@ -149,10 +165,8 @@ int godu_read(godu_ctl *c, int parentfd, const char *name, godu_rec *recs,
 		if (c->dpos >= c->dlen) {
 			if (c->eof)
 				return 0;
-			long n = syscall(SYS_getdents64, c->fd, dbuf, c->dbuf_cap);
+			long n = godu_getdents(c->fd, dbuf, c->dbuf_cap);
 			if (n < 0) {
-				if (errno == EINTR)
-					continue;
 				c->err = errno;
 				c->eof = 1;
 				return -1;
@@ -166,7 +180,7 @@ int godu_read(godu_ctl *c, int parentfd, const char *name, godu_rec *recs,
 		}
 		struct godu_dirent64 *d = (struct godu_dirent64 *)(dbuf + c->dpos);
 		const char *nm = d->d_name;
-		if (nm[0] == '.' && (nm[1] == 0 || (nm[1] == '.' && nm[2] == 0))) {
+		if (godu_dot(nm)) {
 			c->dpos += d->d_reclen;
 			continue;
 		}
@@ -231,23 +245,6 @@ static int godu_tree_cycle(const godu_tree *t, const uint64_t *anc, const godu_t
 		if (anc[2 * k] == dev && anc[2 * k + 1] == ino)
 			return 1;
 	return 0;
-}
-
-static long godu_getdents(int fd, char *buf, uint32_t cap)
-{
-	long n;
-	do
-		n = syscall(SYS_getdents64, fd, buf, cap);
-	while (n < 0 && errno == EINTR);
-	return n;
-}
-
-static void godu_tmax(godu_tree *t, int64_t sec, int64_t nsec)
-{
-	if (sec > t->tmax_sec || (sec == t->tmax_sec && nsec > t->tmax_nsec)) {
-		t->tmax_sec = sec;
-		t->tmax_nsec = nsec;
-	}
 }
 
 int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_tnode *nodes,
@@ -320,7 +317,7 @@ int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_tnode *no
 			const struct godu_dirent64 *d = (const struct godu_dirent64 *)(dbuf + pos);
 			pos += d->d_reclen;
 			const char *nm = d->d_name;
-			if (nm[0] == '.' && (nm[1] == 0 || (nm[1] == '.' && nm[2] == 0)))
+			if (godu_dot(nm))
 				continue;
 			spent++;
 			godu_rec r;
@@ -373,10 +370,7 @@ int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_tnode *no
 			blocks += r.blocks;
 			if (r.type == GODU_T_REG || r.type == GODU_T_LNK)
 				size += r.size;
-			if (r.tsec > tsec || (r.tsec == tsec && r.tnsec > tnsec)) {
-				tsec = r.tsec;
-				tnsec = r.tnsec;
-			}
+			godu_later(&tsec, &tnsec, r.tsec, r.tnsec);
 		}
 		if (!ok) { /* left to the caller, as if never read */
 			t->nnodes = m_nodes;
@@ -397,9 +391,9 @@ int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_tnode *no
 		t->blocks += nd->blocks + blocks;
 		t->size += size;
 		if (times) {
-			godu_tmax(t, nd->tsec, nd->tnsec);
+			godu_later(&t->tmax_sec, &t->tmax_nsec, nd->tsec, nd->tnsec);
 			if (files > 0)
-				godu_tmax(t, tsec, tnsec);
+				godu_later(&t->tmax_sec, &t->tmax_nsec, tsec, tnsec);
 		}
 		uint32_t found = t->nnodes - m_nodes;
 		if (found == 0) {

@@ -37,10 +37,20 @@ func fold(c *ctl, r *Record) bool {
 		c.sumSize += r.Size
 	}
 	c.sumCount++
-	if r.Tsec > c.tmaxSec || (r.Tsec == c.tmaxSec && r.Tnsec > c.tmaxNsec) {
-		c.tmaxSec, c.tmaxNsec = r.Tsec, r.Tnsec
-	}
+	later(&c.tmaxSec, &c.tmaxNsec, r.Tsec, r.Tnsec)
 	return true
+}
+
+// isDot reports whether a directory entry's name is "." or "..".
+func isDot(nm []byte) bool {
+	return len(nm) == 1 && nm[0] == '.' || len(nm) == 2 && nm[0] == '.' && nm[1] == '.'
+}
+
+// later makes (*sec, *nsec) the later of it and (s, ns).
+func later(sec, nsec *int64, s, ns int64) {
+	if s > *sec || s == *sec && ns > *nsec {
+		*sec, *nsec = s, ns
+	}
 }
 
 // reset clears a call's outputs, as csrc's godu_reset.

@@ -204,7 +204,7 @@ func readFallback(c *ctl, r *Reader) {
 			return
 		}
 		nm := d[21 : 21+namlen]
-		if (namlen == 1 && nm[0] == '.') || (namlen == 2 && nm[0] == '.' && nm[1] == '.') {
+		if isDot(nm) {
 			c.dpos += reclen
 			continue
 		}

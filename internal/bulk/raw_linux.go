@@ -101,6 +101,29 @@ func goStatOne(dirfd int, name *byte, mode Mode, rec *Record) syscall.Errno {
 	return statOne(dirfd, name, uint32(mode), rec)
 }
 
+// getdents is getdents64, again after EINTR.
+func getdents(fd int, buf []byte) (int, error) {
+	for {
+		n, err := unix.Getdents(fd, buf)
+		if err != unix.EINTR {
+			return n, err
+		}
+	}
+}
+
+// dirent reads the struct linux_dirent64 at the start of d (u64 ino, s64
+// off, u16 reclen, u8 type, name): its length, and its name without the
+// NUL, which follows it in d.
+func dirent(d []byte) (reclen int, name []byte) {
+	reclen = int(*(*uint16)(unsafe.Pointer(&d[16])))
+	name = d[19:reclen]
+	n := 0
+	for n < len(name) && name[n] != 0 {
+		n++
+	}
+	return reclen, name[:n]
+}
+
 func goRead(c *ctl, parent int, name *byte, r *Reader) {
 	reset(c)
 	seen := uint32(0)
@@ -123,11 +146,8 @@ func goRead(c *ctl, parent int, name *byte, r *Reader) {
 			if c.eof != 0 {
 				return
 			}
-			n, err := unix.Getdents(int(c.fd), buf)
+			n, err := getdents(int(c.fd), buf)
 			if err != nil {
-				if err == unix.EINTR {
-					continue
-				}
 				c.err = int32(err.(syscall.Errno))
 				c.eof = 1
 				return
@@ -138,16 +158,10 @@ func goRead(c *ctl, parent int, name *byte, r *Reader) {
 			}
 			c.dpos, c.dlen = 0, uint32(n)
 		}
-		// struct linux_dirent64: u64 ino, s64 off, u16 reclen, u8 type, name.
 		d := buf[c.dpos:c.dlen]
-		reclen := uint32(*(*uint16)(unsafe.Pointer(&d[16])))
-		nm := d[19:reclen]
-		n := 0
-		for n < len(nm) && nm[n] != 0 {
-			n++
-		}
-		nm = nm[:n]
-		if nm[0] == '.' && (n == 1 || (n == 2 && nm[1] == '.')) {
+		rl, nm := dirent(d)
+		reclen, n := uint32(rl), len(nm)
+		if isDot(nm) {
 			c.dpos += reclen
 			continue
 		}
@@ -198,11 +212,6 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 		fds[i-1] = -1
 		stack = append(stack, i-1) // the first on top
 	}
-	tmax := func(sec, nsec int64) {
-		if sec > t.tmaxSec || sec == t.tmaxSec && nsec > t.tmaxNsec {
-			t.tmaxSec, t.tmaxNsec = sec, nsec
-		}
-	}
 	cycle := func(i int32, dev, ino uint64) bool {
 		for ; i >= 0; i = r.nodes[i].Parent {
 			if r.nodes[i].Ino == ino && r.nodes[i].Dev == dev {
@@ -215,17 +224,6 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 			}
 		}
 		return false
-	}
-	getdents := func(fd int, buf []byte) int {
-		for {
-			n, err := unix.Getdents(fd, buf)
-			if err != unix.EINTR {
-				if err != nil {
-					return -1
-				}
-				return n
-			}
-		}
 	}
 	spent := uint32(0)
 	dbuf := r.dbuf[:t.dbufCap]
@@ -253,11 +251,13 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 		}
 		// The whole directory in the first half of the buffer, or the
 		// caller reads it.
-		n := getdents(int(fd), dbuf[:len(dbuf)/2])
-		if n > 0 && getdents(int(fd), dbuf[n:]) != 0 {
-			n = -1
+		n, err := getdents(int(fd), dbuf[:len(dbuf)/2])
+		leave := err != nil
+		if !leave && n > 0 {
+			more, err := getdents(int(fd), dbuf[n:])
+			leave = err != nil || more != 0
 		}
-		if n < 0 {
+		if leave {
 			unix.Close(int(fd))
 			continue
 		}
@@ -266,15 +266,11 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 		nsub, subnames := uint32(0), uint32(0)
 		for pos := 0; pos < n; {
 			d := dbuf[pos:n]
-			reclen := int(*(*uint16)(unsafe.Pointer(&d[16])))
+			reclen, nm := dirent(d)
 			pos += reclen
 			if d[18] == unix.DT_DIR || d[18] == unix.DT_UNKNOWN {
-				l := 0
-				for d[19+l] != 0 {
-					l++
-				}
 				nsub++
-				subnames += uint32(l) + 1
+				subnames += uint32(len(nm)) + 1
 			}
 		}
 		if nsub > nodeCap-t.nnodes || subnames > t.tnamesCap-t.tnamesLen {
@@ -291,15 +287,10 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 		ok := true
 		for pos := 0; pos < n; {
 			d := dbuf[pos:n]
-			reclen := int(*(*uint16)(unsafe.Pointer(&d[16])))
+			reclen, nm := dirent(d)
 			pos += reclen
-			nm := d[19:reclen]
-			l := 0
-			for l < len(nm) && nm[l] != 0 {
-				l++
-			}
-			nm = nm[:l]
-			if nm[0] == '.' && (l == 1 || l == 2 && nm[1] == '.') {
+			l := len(nm)
+			if isDot(nm) {
 				continue
 			}
 			spent++
@@ -345,9 +336,7 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 			if rec.Type == Regular || rec.Type == Symlink {
 				size += rec.Size
 			}
-			if rec.Tsec > tsec || rec.Tsec == tsec && rec.Tnsec > tnsec {
-				tsec, tnsec = rec.Tsec, rec.Tnsec
-			}
+			later(&tsec, &tnsec, rec.Tsec, rec.Tnsec)
 		}
 		if !ok { // left to the caller, as if never read
 			t.nnodes, t.tnamesLen, t.nrecs, t.namesLen = mNodes, mTnames, mRecs, mNames
@@ -365,9 +354,9 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 		t.blocks += nd.Blocks + blocks
 		t.size += size
 		if tflags != 0 {
-			tmax(nd.Tsec, nd.Tnsec)
+			later(&t.tmaxSec, &t.tmaxNsec, nd.Tsec, nd.Tnsec)
 			if files > 0 {
-				tmax(tsec, tnsec)
+				later(&t.tmaxSec, &t.tmaxNsec, tsec, tnsec)
 			}
 		}
 		found := t.nnodes - mNodes
