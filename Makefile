@@ -27,9 +27,9 @@ install: build man
 		$(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -m 755 bin/godu $(DESTDIR)$(PREFIX)/bin/godu
 	install -m 644 bin/man/godu.1 $(DESTDIR)$(PREFIX)/share/man/man1/godu.1
-	bin/godu completion bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/godu
-	bin/godu completion zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_godu
-	bin/godu completion fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/godu.fish
+	bin/godu --completion=bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/godu
+	bin/godu --completion=zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_godu
+	bin/godu --completion=fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/godu.fish
 
 # The man page, generated from the command's own help (cobra's doc) by a
 # build tagged godu_man; the shipped binary leaves the generator out.

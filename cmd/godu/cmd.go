@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/godu-sh/godu/internal/bulk"
 	"github.com/godu-sh/godu/internal/du"
@@ -22,404 +21,295 @@ const prog = "godu"
 // version is set at link time by make (-X main.version=...).
 var version = "devel"
 
-// usageError is an option error: du's message, then the --help hint.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-// orderedFlag is one of the options among which du lets the last win: those
-// that set the output unit (-b, -h, -k, -m, --si, -B) and those that say
-// which symlinks to follow (-D, -H, -L, -P). Each Set applies itself in
-// command-line order.
-type orderedFlag struct {
-	o     *du.Options
-	apply func(o *du.Options, arg string) error
-	isArg bool
+// exitError ends the run at once with status: after printing msg (if any)
+// as "PROG: msg", and du's "Try ... --help" line when try is set.
+type exitError struct {
+	msg    string
+	try    bool
+	status int
 }
 
-func (f *orderedFlag) String() string { return "" }
-func (f *orderedFlag) Type() string {
-	if f.isArg {
-		return "SIZE"
-	}
-	return "bool"
-}
-func (f *orderedFlag) Set(s string) error { return f.apply(f.o, s) }
+func (e *exitError) Error() string { return e.msg }
+
+func usageErr(msg string) error { return &exitError{msg: msg, try: true, status: 1} }
+func fatalErr(msg string) error { return &exitError{msg: msg, status: 1} }
+
+// softError is a message du prints for an option and goes on parsing, to
+// fail with the Try line once all options are read.
+type softError struct{ msg string }
+
+func (e *softError) Error() string { return e.msg }
 
 // stderrFd is the descriptor whose terminal decides the progress line.
 var stderrFd = 2
 
-// addManFlag, set in builds tagged godu_man (make man), adds the hidden
-// --generate-man DIR. The man page generator stays out of the shipped
-// binary: its packages cost a third of a millisecond of start-up.
-var addManFlag func(*cobra.Command)
+// manOption and genMan, set in builds tagged godu_man (make man), are the
+// hidden --generate-man DIR and what it does. The man page generator stays
+// out of the shipped binary: its packages cost a third of a millisecond of
+// start-up.
+var (
+	manOption *option
+	genMan    func(cmd *cobra.Command, dir string) error
+)
 
-func newCommand(stdout, stderr io.Writer, status *int) *cobra.Command {
-	o := du.Options{MaxDepth: -1, Prog: prog}
-	var progressMode func() int
-	var (
-		summarize, help, showVersion bool
-		maxDepth, threshold          string
-		apparent                     bool
-		timeWord, timeStyle          string
-		excludes, excludeFrom        []string
-	)
-	cmd := &cobra.Command{
-		Use:   prog + " [OPTION]... [FILE]...",
-		Short: "Summarize device usage of the set of FILEs, recursively for directories.",
-		Long: `Summarize device usage of the set of FILEs, recursively for directories,
-as GNU du does, reading each directory with as few system calls as the
-kernel allows and walking subdirectories in parallel.`,
-		Version:       version,
-		SilenceErrors: true,
-		SilenceUsage:  true,
-		Args:          cobra.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if maxDepth != "" {
-				d, err := strconv.ParseInt(maxDepth, 10, 64)
-				if err != nil || d < 0 {
-					return &usageError{"invalid maximum depth " + du.QuoteWord(maxDepth)}
-				}
-				if d > 1<<30 {
-					d = 1 << 30
-				}
-				o.MaxDepth = int(d)
-			}
-			if summarize {
-				if o.All {
-					return &usageError{"cannot both summarize and show all entries"}
-				}
-				if maxDepth != "" && o.MaxDepth != 0 {
-					return &usageError{fmt.Sprintf("warning: summarizing conflicts with --max-depth=%d", o.MaxDepth)}
-				}
-				if maxDepth != "" {
-					fmt.Fprintf(stderr, "%s: warning: summarizing is the same as using --max-depth=0\n", prog)
-				}
-				o.MaxDepth = 0
-			}
-			if threshold != "" {
-				t, err := du.ParseThreshold(threshold)
-				if err != nil {
-					return &usageError{"invalid --threshold argument " + du.QuoteWord(threshold)}
-				}
-				o.Threshold = t
-			}
-			if apparent {
-				o.Apparent = true
-			}
-			if o.Files0From != "" && len(args) > 0 {
-				return &usageError{"extra operand " + du.QuoteWord(args[0]) + "\nfile operands cannot be combined with --files0-from"}
-			}
-			if cmd.Flags().Changed("time") {
-				m, ok := timeMode(timeWord)
-				if !ok {
-					return &usageError{"invalid argument " + du.QuoteWord(timeWord) + " for " + du.QuoteWord("--time") +
-						"\nValid arguments are:\n  - " + du.QuoteWord("atime") + ", " + du.QuoteWord("access") + ", " + du.QuoteWord("use") +
-						"\n  - " + du.QuoteWord("ctime") + ", " + du.QuoteWord("status")}
-				}
-				o.Time = m
-				f, ok := du.TimeStyle(timeStyle)
-				if !ok {
-					return &usageError{"invalid argument " + du.QuoteWord(timeStyle) + " for " + du.QuoteWord("time style") +
-						"\nValid arguments are:\n  - " + du.QuoteWord("full-iso") + "\n  - " + du.QuoteWord("long-iso") +
-						"\n  - " + du.QuoteWord("iso")}
-				}
-				o.TimeFormat = f
-			}
-			for _, p := range excludes {
-				o.Exclude.Add(p)
-			}
-			for _, file := range excludeFrom {
-				b, err := os.ReadFile(file)
-				if err != nil {
-					return &usageError{du.QuoteFileName(file) + ": " + du.ErrorText(err)}
-				}
-				for _, line := range strings.Split(string(b), "\n") {
-					if line != "" {
-						o.Exclude.Add(line)
-					}
-				}
-			}
-			o.Progress = progressMode()
-			o.StderrFd = stderrFd
-			*status = du.Run(context.Background(), o, args, stdout, stderr)
+// settings is the state options build up, in command-line order, before
+// they become du.Options.
+type settings struct {
+	o                                du.Options
+	summarize, maxDepthSet, apparent bool
+	timeSet, timeStyleSet, showHelp  bool
+	timeStyle, completion, manDir    string
+	maxDepth                         uint64
+	progress                         int
+	stdin                            io.Reader
+}
+
+func set(f func(s *settings)) func(*settings, string, string) error {
+	return func(s *settings, _, _ string) error { f(s); return nil }
+}
+
+func unit(size uint64) func(*settings, string, string) error {
+	return set(func(s *settings) { s.o.Block = du.BlockSize{Size: size} })
+}
+
+func deref(d du.Deref) func(*settings, string, string) error {
+	return set(func(s *settings) { s.o.Deref = d })
+}
+
+// optionTable is du's options in du's order (which decides getopt's
+// ambiguity messages), then godu's own.
+func optionTable() []option {
+	return []option{
+		{long: "all", short: 'a', usage: "write counts for all files, not just directories", apply: set(func(s *settings) { s.o.All = true })},
+		{long: "apparent-size", usage: "print apparent sizes rather than device usage", apply: set(func(s *settings) { s.apparent = true })},
+		{long: "block-size", short: 'B', arg: requiredArgument, usage: "scale sizes by SIZE before printing them", apply: blockSize},
+		{long: "bytes", short: 'b', usage: "equivalent to '--apparent-size --block-size=1'", apply: set(func(s *settings) {
+			s.apparent = true
+			s.o.Block = du.BlockSize{Size: 1}
+		})},
+		{long: "count-links", short: 'l', usage: "count sizes many times if hard linked", apply: set(func(s *settings) { s.o.CountLinks = true })},
+		{long: "dereference", short: 'L', usage: "dereference all symbolic links", apply: deref(du.DerefAll)},
+		{long: "dereference-args", short: 'D', usage: "dereference only symlinks that are listed on the command line", apply: deref(du.DerefArgs)},
+		{long: "exclude", arg: requiredArgument, usage: "exclude files that match PATTERN", apply: func(s *settings, arg, _ string) error {
+			s.o.Exclude.Add(arg)
 			return nil
-		},
-	}
-	cmd.SetVersionTemplate(prog + " {{.Version}} (" + bulk.Variant + " build)\n")
-	cmd.SetOut(stdout)
-	cmd.SetErr(stderr)
-	f := cmd.Flags()
-	f.SortFlags = false
-	// Defined here so that cobra adds no -h (du's --human-readable) and
-	// no -v; cobra itself answers both.
-	f.BoolVar(&help, "help", false, "display this help and exit")
-	f.BoolVar(&showVersion, "version", false, "output version information and exit")
-	f.BoolVarP(&o.NullTerminate, "null", "0", false, "end each output line with NUL, not newline")
-	f.BoolVarP(&o.All, "all", "a", false, "write counts for all files, not just directories")
-	f.BoolVar(&apparent, "apparent-size", false, "print apparent sizes rather than device usage")
-	ordered := func(name, short, usage string, isArg bool, apply func(o *du.Options, arg string) error) {
-		fl := f.VarPF(&orderedFlag{o: &o, apply: apply, isArg: isArg}, name, short, usage)
-		if !isArg {
-			fl.NoOptDefVal = "true"
-		}
-	}
-	deref := func(name, short, usage string, d du.Deref) {
-		ordered(name, short, usage, false, func(o *du.Options, _ string) error {
-			o.Deref = d
+		}},
+		{long: "exclude-from", short: 'X', arg: requiredArgument, usage: "exclude files that match any pattern in FILE", apply: func(s *settings, arg, _ string) error {
+			if err := s.o.Exclude.AddFile(arg, s.stdin); err != nil {
+				return &softError{du.QuoteFileName(arg) + ": " + du.ErrorText(err)}
+			}
 			return nil
-		})
+		}},
+		{long: "files0-from", arg: requiredArgument, usage: "summarize device usage of the NUL-terminated file names specified in file F; if F is -, then read names from standard input", apply: func(s *settings, arg, _ string) error {
+			s.o.Files0From = arg
+			return nil
+		}},
+		{long: "human-readable", short: 'h', usage: "print sizes in human readable format (e.g., 1K 234M 2G)", apply: set(func(s *settings) { s.o.Block, _ = du.ParseBlockSize("human-readable") })},
+		{long: "inodes", usage: "list inode usage information instead of block usage", apply: set(func(s *settings) { s.o.Inodes = true })},
+		{long: "si", usage: "like -h, but use powers of 1000 not 1024", apply: set(func(s *settings) { s.o.Block, _ = du.ParseBlockSize("si") })},
+		{long: "max-depth", short: 'd', arg: requiredArgument, usage: "print the total for a directory only if it is N or fewer levels below the command line argument", apply: func(s *settings, arg, _ string) error {
+			d, ok := du.ParseMaxDepth(arg)
+			if !ok {
+				return &softError{"invalid maximum depth " + du.QuoteWord(arg)}
+			}
+			s.maxDepth, s.maxDepthSet = d, true
+			return nil
+		}},
+		{long: "null", short: '0', usage: "end each output line with NUL, not newline", apply: set(func(s *settings) { s.o.NullTerminate = true })},
+		{long: "no-dereference", short: 'P', usage: "don't follow any symbolic links (this is the default)", apply: deref(du.DerefNone)},
+		{long: "one-file-system", short: 'x', usage: "skip directories on different file systems", apply: set(func(s *settings) { s.o.OneFileSystem = true })},
+		{long: "separate-dirs", short: 'S', usage: "for directories do not include size of subdirectories", apply: set(func(s *settings) { s.o.SeparateDirs = true })},
+		{long: "summarize", short: 's', usage: "display only a total for each argument", apply: set(func(s *settings) { s.summarize = true })},
+		{long: "total", short: 'c', usage: "produce a grand total", apply: set(func(s *settings) { s.o.Total = true })},
+		{long: "threshold", short: 't', arg: requiredArgument, usage: "exclude entries smaller than SIZE if positive, or entries greater than SIZE if negative", apply: func(s *settings, arg, spelling string) error {
+			t, e := du.ParseThreshold(arg)
+			if e != du.NumOK {
+				return fatalErr(e.Message(spelling, arg))
+			}
+			if t == 0 && strings.HasPrefix(arg, "-") {
+				return fatalErr("invalid --threshold argument '-0'")
+			}
+			s.o.Threshold = t
+			return nil
+		}},
+		{long: "time", arg: optionalArgument, usage: "show time of the last modification of any file in the directory, or any of its subdirectories; WORD: atime, access, use, ctime or status", apply: func(s *settings, arg, spelling string) error {
+			s.timeSet = true
+			s.o.Time = bulk.MTime
+			if spelling == "" {
+				return nil
+			}
+			m, err := du.TimeWord(arg)
+			if err != nil {
+				return usageErr(err.Error())
+			}
+			s.o.Time = m
+			return nil
+		}},
+		{long: "time-style", arg: requiredArgument, usage: "show times using STYLE: full-iso, long-iso, iso, +FORMAT (default: long-iso)", apply: func(s *settings, arg, _ string) error {
+			s.timeStyle, s.timeStyleSet = arg, true
+			return nil
+		}},
+		{long: "help", usage: "display this help and exit", apply: set(func(s *settings) { s.showHelp = true })},
+		{long: "version", usage: "output version information and exit"},
+		{short: 'H', hidden: true, usage: "equivalent to --dereference-args (-D)", apply: deref(du.DerefArgs)},
+		{short: 'k', usage: "like --block-size=1K", apply: unit(1024)},
+		{short: 'm', usage: "like --block-size=1M", apply: unit(1 << 20)},
+		{long: "json", godu: true, usage: "godu: print one JSON document (see README) instead of lines", apply: set(func(s *settings) { s.o.JSON = true })},
+		{long: "stats", godu: true, usage: "godu: print counts, errors, time and rate on stderr at the end", apply: set(func(s *settings) { s.o.Stats = true })},
+		{long: "progress", godu: true, usage: "godu: show a progress line on stderr even when it is not a terminal", apply: set(func(s *settings) { s.progress = 1 })},
+		{long: "no-progress", godu: true, usage: "godu: never show the progress line (default: shown on a terminal after half a second)", apply: set(func(s *settings) { s.progress = -1 })},
+		{long: "jobs", short: 'j', godu: true, arg: requiredArgument, usage: fmt.Sprintf("godu: walk with at most N workers (default: %d)", walk.DefaultJobs()), apply: func(s *settings, arg, _ string) error {
+			n, err := strconv.Atoi(arg)
+			if err != nil {
+				return usageErr("invalid number of jobs " + du.QuoteWord(arg))
+			}
+			s.o.Jobs = n
+			return nil
+		}},
+		{long: "completion", godu: true, arg: requiredArgument, usage: "godu: print a completion script for SHELL (bash, zsh, fish, powershell) and exit", apply: func(s *settings, arg, _ string) error {
+			s.completion = arg
+			return nil
+		}},
 	}
-	ordered("block-size", "B", "scale sizes by SIZE before printing them", true, func(o *du.Options, arg string) error {
-		bs, err := du.ParseBlockSize(arg)
-		if err != nil {
-			return &blockSizeError{arg: arg, err: err, long: lastBlockSizeLong}
-		}
-		o.Block = bs
-		return nil
-	})
-	ordered("bytes", "b", "equivalent to '--apparent-size --block-size=1'", false, func(o *du.Options, _ string) error {
-		o.Apparent = true
-		o.Block = du.BlockSize{Size: 1}
-		return nil
-	})
-	f.BoolVarP(&o.Total, "total", "c", false, "produce a grand total")
-	deref("dereference-args", "D", "dereference only symlinks that are listed on the command line", du.DerefArgs)
-	f.StringVarP(&maxDepth, "max-depth", "d", "", "print the total for a directory only if it is N or fewer levels below the command line argument")
-	deref("H", "H", "equivalent to --dereference-args (-D)", du.DerefArgs)
-	f.BoolVar(&o.Inodes, "inodes", false, "list inode usage information instead of block usage")
-	ordered("human-readable", "h", "print sizes in human readable format (e.g., 1K 234M 2G)", false, func(o *du.Options, _ string) error {
-		o.Block, _ = du.ParseBlockSize("human-readable")
-		return nil
-	})
-	ordered("kibibytes", "k", "like --block-size=1K", false, func(o *du.Options, _ string) error {
-		o.Block = du.BlockSize{Size: 1024}
-		return nil
-	})
-	deref("dereference", "L", "dereference all symbolic links", du.DerefAll)
-	f.BoolVarP(&o.CountLinks, "count-links", "l", false, "count sizes many times if hard linked")
-	ordered("megabytes", "m", "like --block-size=1M", false, func(o *du.Options, _ string) error {
-		o.Block = du.BlockSize{Size: 1 << 20}
-		return nil
-	})
-	deref("no-dereference", "P", "don't follow any symbolic links (this is the default)", du.DerefNone)
-	ordered("si", "", "like -h, but use powers of 1000 not 1024", false, func(o *du.Options, _ string) error {
-		o.Block, _ = du.ParseBlockSize("si")
-		return nil
-	})
-	f.BoolVarP(&summarize, "summarize", "s", false, "display only a total for each argument")
-	f.StringVarP(&threshold, "threshold", "t", "", "exclude entries smaller than SIZE if positive, or entries greater than SIZE if negative")
-	f.BoolVarP(&o.OneFileSystem, "one-file-system", "x", false, "skip directories on different file systems")
-	f.BoolVarP(&o.SeparateDirs, "separate-dirs", "S", false, "for directories do not include size of subdirectories")
-	f.StringVar(&timeWord, "time", "", "show time of the last modification of any file in the directory, or any of its subdirectories; WORD: atime, access, use, ctime or status")
-	f.Lookup("time").NoOptDefVal = "mtime"
-	f.StringVar(&timeStyle, "time-style", "", "show times using STYLE: full-iso, long-iso, iso, +FORMAT (default: long-iso)")
-	f.StringArrayVar(&excludes, "exclude", nil, "exclude files that match PATTERN")
-	f.StringArrayVarP(&excludeFrom, "exclude-from", "X", nil, "exclude files that match any pattern in FILE")
-	f.BoolVar(&o.JSON, "json", false, "godu: print one JSON document (see README) instead of lines")
-	f.BoolVar(&o.Stats, "stats", false, "godu: print counts, errors, time and rate on stderr at the end")
-	var progress, noProgress bool
-	f.BoolVar(&progress, "progress", false, "godu: show a progress line on stderr even when it is not a terminal")
-	f.BoolVar(&noProgress, "no-progress", false, "godu: never show the progress line (default: shown on a terminal after half a second)")
-	progressMode = func() int {
-		switch {
-		case noProgress:
-			return -1
-		case progress:
+}
+
+func blockSize(s *settings, arg, spelling string) error {
+	bs, e := du.ParseBlockSize(arg)
+	if e != du.NumOK {
+		return fatalErr(e.Message(spelling, arg))
+	}
+	s.o.Block = bs
+	return nil
+}
+
+// completionRequest, as the first argument, is what the completion
+// scripts run to ask for candidates (cobra's request command, which as a
+// word would be an operand).
+const completionRequest = "--completion-request"
+
+func run(args []string, stdout, stderr io.Writer) int {
+	prog := os.Args[0]
+	if len(args) > 0 && args[0] == completionRequest {
+		cmd := helpCommand(prog, optionTable(), stdout, stderr)
+		cmd.SetArgs(append([]string{cobra.ShellCompRequestCmd}, args[1:]...))
+		if cmd.Execute() != nil {
 			return 1
 		}
 		return 0
 	}
-	f.StringVar(&o.Files0From, "files0-from", "", "summarize device usage of the NUL-terminated file names specified in file F; if F is -, then read names from standard input")
-	f.IntVarP(&o.Jobs, "jobs", "j", 0, fmt.Sprintf("walk with at most N workers (default: %d)", walk.DefaultJobs()))
-	f.Lookup("H").Hidden = true
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
-	if addManFlag != nil {
-		addManFlag(cmd)
-	}
-	cmd.AddCommand(completionCommand(stdout))
-	cmd.CompletionOptions.DisableDefaultCmd = true
-	return cmd
-}
-
-// blockSizeError is a bad --block-size argument.
-type blockSizeError struct {
-	arg  string
-	err  error
-	long bool // given as --block-size, not -B
-}
-
-func (e *blockSizeError) Error() string { return e.err.Error() }
-
-// flagError turns pflag's messages into getopt's.
-func flagError(err error) error {
-	var bse *blockSizeError
-	if errors.As(err, &bse) {
-		return &fatalError{blockSizeMessage(bse)}
-	}
-	msg := err.Error()
-	switch {
-	case strings.HasPrefix(msg, "unknown flag: "):
-		return &usageError{"unrecognized option '" + strings.TrimPrefix(msg, "unknown flag: ") + "'"}
-	case strings.HasPrefix(msg, "unknown shorthand flag: "):
-		var c string
-		fmt.Sscanf(strings.TrimPrefix(msg, "unknown shorthand flag: "), "'%1s'", &c)
-		return &usageError{"invalid option -- '" + c + "'"}
-	case strings.HasPrefix(msg, "flag needs an argument: --"):
-		return &usageError{"option '" + strings.TrimPrefix(msg, "flag needs an argument: ") + "' requires an argument"}
-	case strings.HasPrefix(msg, "flag needs an argument: '"):
-		var c string
-		fmt.Sscanf(strings.TrimPrefix(msg, "flag needs an argument: "), "'%1s'", &c)
-		return &usageError{"option requires an argument -- '" + c + "'"}
-	case strings.HasPrefix(msg, "invalid argument"):
-		if strings.Contains(msg, "--jobs") {
-			return &usageError{"invalid number of jobs"}
+	s, operands, err := parse(prog, args, stdout, stderr)
+	if err != nil {
+		e := err.(*exitError)
+		if e.msg != "" {
+			fmt.Fprintf(stderr, "%s: %s\n", prog, e.msg)
 		}
+		if e.try {
+			fmt.Fprintf(stderr, "Try '%s --help' for more information.\n", prog)
+		}
+		return e.status
 	}
-	return &usageError{msg}
+	return du.Run(context.Background(), s.o, operands, stdout, stderr)
 }
 
-func blockSizeMessage(e *blockSizeError) string {
-	opt := "-B"
-	if e.long {
-		opt = "--block-size"
+// parse turns the command line into settings, printing du's messages and
+// acting on --help, --version and --completion as du would at their place.
+func parse(prog string, args []string, stdout, stderr io.Writer) (*settings, []string, error) {
+	table := optionTable()
+	if manOption != nil {
+		table = append(table, *manOption)
 	}
-	switch e.err {
-	case du.ErrInvalidSuffix:
-		return fmt.Sprintf("invalid suffix in %s argument '%s'", opt, e.arg)
-	case du.ErrTooLarge:
-		return fmt.Sprintf("%s argument '%s' too large", opt, e.arg)
-	}
-	return fmt.Sprintf("invalid %s argument '%s'", opt, e.arg)
-}
-
-// fatalError is an error du reports without the --help hint.
-type fatalError struct{ msg string }
-
-func (e *fatalError) Error() string { return e.msg }
-
-// lastBlockSizeLong says whether the last block-size option on the command
-// line was spelled long; pflag does not tell, and du's message does.
-var lastBlockSizeLong bool
-
-func run(args []string, stdout, stderr io.Writer) int {
-	status := 0
-	for _, a := range args {
-		if a == "--" {
-			break
-		}
-		if strings.HasPrefix(a, "--bl") {
-			lastBlockSizeLong = true
-		} else if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'B') {
-			lastBlockSizeLong = false
-		}
-	}
-	cmd := newCommand(stdout, stderr, &status)
-	args, err := expandLongOptions(cmd.Flags(), args)
-	if err == nil {
-		cmd.SetArgs(args)
-		err = cmd.Execute()
-	}
-	var ue *usageError
-	var fe *fatalError
-	switch {
-	case err == nil:
-		return status
-	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "%s: %s\nTry '%s --help' for more information.\n", prog, ue.msg, prog)
-	case errors.As(err, &fe):
-		fmt.Fprintf(stderr, "%s: %s\n", prog, fe.msg)
-	default:
-		fmt.Fprintf(stderr, "%s: %s\n", prog, err)
-	}
-	return 1
-}
-
-// expandLongOptions completes unambiguous abbreviations of long options
-// (--max=1, --app), as getopt_long does and pflag does not.
-func expandLongOptions(fs *pflag.FlagSet, args []string) ([]string, error) {
-	out := make([]string, 0, len(args))
-	for i, a := range args {
-		if a == "--" {
-			return append(out, args[i:]...), nil
-		}
-		if !strings.HasPrefix(a, "--") {
-			out = append(out, a)
+	s := &settings{o: du.Options{MaxDepth: -1, Prog: prog, Block: du.DefaultBlockSize()}, stdin: os.Stdin}
+	events, operands := getopt(table, args)
+	ok := true
+	for _, ev := range events {
+		if ev.err != "" {
+			fmt.Fprintf(stderr, "%s: %s\n", prog, ev.err)
+			ok = false
 			continue
 		}
-		name, val, hasVal := strings.Cut(a[2:], "=")
-		if fs.Lookup(name) != nil {
-			out = append(out, a)
-			continue
+		switch ev.opt.long {
+		case "help":
+			helpCommand(prog, table, stdout, stderr).Help()
+			return nil, nil, &exitError{}
+		case "version":
+			fmt.Fprintf(stdout, "%s %s (%s build)\n", prog, version, bulk.Variant)
+			return nil, nil, &exitError{}
 		}
-		var matches []string
-		fs.VisitAll(func(f *pflag.Flag) {
-			if strings.HasPrefix(f.Name, name) && len(f.Name) > 1 {
-				matches = append(matches, f.Name)
+		spelling := ev.spelling
+		if !ev.hasArg {
+			spelling = ""
+		}
+		if err := ev.opt.apply(s, ev.arg, spelling); err != nil {
+			var soft *softError
+			if errors.As(err, &soft) {
+				fmt.Fprintf(stderr, "%s: %s\n", prog, soft.msg)
+				ok = false
+				continue
 			}
-		})
-		switch len(matches) {
-		case 0:
-			out = append(out, a) // pflag reports it
-		case 1:
-			if hasVal {
-				out = append(out, "--"+matches[0]+"="+val)
-			} else {
-				out = append(out, "--"+matches[0])
-			}
-		default:
-			var b strings.Builder
-			fmt.Fprintf(&b, "option '--%s' is ambiguous; possibilities:", name)
-			for _, m := range matches {
-				fmt.Fprintf(&b, " '--%s'", m)
-			}
-			return nil, &usageError{b.String()}
+			return nil, nil, err
+		}
+		if s.completion != "" || s.manDir != "" {
+			return nil, nil, extraOutput(s, prog, table, stdout, stderr)
 		}
 	}
-	return out, nil
+	if !ok {
+		return nil, nil, &exitError{try: true, status: 1}
+	}
+	return s, operands, s.finish(prog, operands, stderr)
 }
 
-// timeMode maps a --time argument to the time it shows: du's words, or an
-// unambiguous abbreviation of them.
-func timeMode(word string) (bulk.Mode, bool) {
-	words := map[string]bulk.Mode{"mtime": bulk.MTime, "atime": bulk.ATime, "access": bulk.ATime, "use": bulk.ATime,
-		"ctime": bulk.CTime, "status": bulk.CTime}
-	if m, ok := words[word]; ok {
-		return m, true
+// finish applies du's checks of option combinations, in du's order.
+func (s *settings) finish(prog string, operands []string, stderr io.Writer) error {
+	if s.o.All && s.summarize {
+		return usageErr("cannot both summarize and show all entries")
 	}
-	var found bulk.Mode
-	for w, m := range words {
-		if word != "" && strings.HasPrefix(w, word) {
-			if found != 0 && found != m {
-				return 0, false
-			}
-			found = m
+	if s.summarize && s.maxDepthSet {
+		if s.maxDepth != 0 {
+			return usageErr(fmt.Sprintf("warning: summarizing conflicts with --max-depth=%d", s.maxDepth))
 		}
+		fmt.Fprintf(stderr, "%s: warning: summarizing is the same as using --max-depth=0\n", prog)
 	}
-	return found, found != 0
+	switch {
+	case s.summarize:
+		s.o.MaxDepth = 0
+	case s.maxDepthSet:
+		s.o.MaxDepth = int(min(s.maxDepth, 1<<30))
+	}
+	if s.o.Inodes && s.apparent {
+		fmt.Fprintf(stderr, "%s: warning: options --apparent-size and -b are ineffective with --inodes\n", prog)
+	}
+	s.o.Apparent = s.apparent
+	if s.timeSet {
+		style := s.timeStyle
+		if !s.timeStyleSet {
+			style = du.TimeStyleEnv()
+		}
+		f, err := du.TimeStyle(style)
+		if err != nil {
+			return usageErr(err.Error())
+		}
+		s.o.TimeFormat = f
+	}
+	if s.o.Files0From != "" && len(operands) > 0 {
+		return usageErr("extra operand " + du.QuoteWord(operands[0]) + "\nfile operands cannot be combined with --files0-from")
+	}
+	s.o.Progress = s.progress
+	s.o.StderrFd = stderrFd
+	return nil
 }
 
-// completionCommand is "godu completion SHELL": a completion script from
-// cobra. (A directory named "completion" must be given as ./completion.)
-func completionCommand(stdout io.Writer) *cobra.Command {
-	return &cobra.Command{
-		Use:       "completion bash|zsh|fish|powershell",
-		Short:     "Print a shell completion script for godu",
-		Args:      cobra.ExactArgs(1),
-		ValidArgs: []string{"bash", "zsh", "fish", "powershell"},
-		RunE: func(c *cobra.Command, args []string) error {
-			root := c.Root()
-			switch args[0] {
-			case "bash":
-				return root.GenBashCompletionV2(stdout, true)
-			case "zsh":
-				return root.GenZshCompletion(stdout)
-			case "fish":
-				return root.GenFishCompletion(stdout, true)
-			case "powershell":
-				return root.GenPowerShellCompletionWithDesc(stdout)
-			}
-			return &usageError{"unknown shell " + du.QuoteWord(args[0]) + " (bash, zsh, fish, powershell)"}
-		},
+// extraOutput prints what --completion (or, in man builds, --generate-man)
+// asks for instead of summing.
+func extraOutput(s *settings, prog string, table []option, stdout, stderr io.Writer) error {
+	cmd := helpCommand(prog, table, stdout, stderr)
+	if s.manDir != "" {
+		if err := genMan(cmd, s.manDir); err != nil {
+			return fatalErr(err.Error())
+		}
+		return &exitError{}
 	}
+	if err := completionScript(cmd, s.completion, stdout); err != nil {
+		return err
+	}
+	return &exitError{}
 }

@@ -133,7 +133,7 @@ func TestJSON(t *testing.T) {
 
 func TestCompletionsAndStats(t *testing.T) {
 	for _, sh := range []string{"bash", "zsh", "fish", "powershell"} {
-		r := testtree.Run(t, "/", nil, godu, "completion", sh)
+		r := testtree.Run(t, "/", nil, godu, "--completion="+sh)
 		if r.Code != 0 || !strings.Contains(r.Stdout, "godu") || len(r.Stdout) < 500 {
 			t.Errorf("completion %s: %d, %d bytes, %q", sh, r.Code, len(r.Stdout), r.Stderr)
 		}

@@ -8,16 +8,12 @@ import (
 )
 
 func init() {
-	addManFlag = func(cmd *cobra.Command) {
-		var dir string
-		cmd.Flags().StringVar(&dir, "generate-man", "", "write the man page to DIR")
-		cmd.Flags().Lookup("generate-man").Hidden = true
-		run := cmd.RunE
-		cmd.RunE = func(c *cobra.Command, args []string) error {
-			if dir != "" {
-				return doc.GenManTree(c, &doc.GenManHeader{Title: "GODU", Section: "1", Source: "godu " + version}, dir)
-			}
-			return run(c, args)
-		}
+	manOption = &option{long: "generate-man", godu: true, hidden: true, arg: requiredArgument,
+		usage: "write the man page to DIR", apply: func(s *settings, arg, _ string) error {
+			s.manDir = arg
+			return nil
+		}}
+	genMan = func(cmd *cobra.Command, dir string) error {
+		return doc.GenManTree(cmd, &doc.GenManHeader{Title: "GODU", Section: "1", Source: "godu " + version}, dir)
 	}
 }

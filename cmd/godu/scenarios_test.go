@@ -77,6 +77,7 @@ func TestOptionScenarios(t *testing.T) {
 
 func runEnv(t *testing.T, dir, env, name string, args ...string) string {
 	cmd := exec.Command(name, args...)
+	cmd.Args[0] = filepath.Base(name)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "GORACE=atexit_sleep_ms=0", env)
 	out, _ := cmd.CombinedOutput()
@@ -120,6 +121,7 @@ func TestFiles0From(t *testing.T) {
 		var outs [2]string
 		for i, name := range []string{"du", godu} {
 			cmd := exec.Command(name, "--files0-from=-", "-s")
+			cmd.Args[0] = filepath.Base(name)
 			cmd.Dir = root
 			cmd.Stdin = strings.NewReader(in)
 			cmd.Env = append(os.Environ(), "LC_ALL=C", "GORACE=atexit_sleep_ms=0")

@@ -68,15 +68,16 @@ func TestParseBlockSize(t *testing.T) {
 	for _, c := range []struct {
 		in   string
 		size uint64
-		err  error
+		err  NumError
 	}{
-		{"1", 1, nil}, {"1K", 1024, nil}, {"1KB", 1000, nil}, {"1KiB", 1024, nil}, {"M", 1 << 20, nil},
-		{"0x10", 16, nil}, {"010", 8, nil}, {"'1", 1, nil}, {"2G", 2 << 30, nil}, {"1Q", 0, ErrTooLarge},
-		{"0", 0, ErrInvalid}, {"x", 0, ErrInvalid}, {"1X", 0, ErrInvalidSuffix}, {"-1", 0, ErrInvalid},
-		{"99999999999999999999", 0, ErrTooLarge}, {"1KBB", 0, ErrInvalidSuffix},
+		{"1", 1, NumOK}, {"1K", 1024, NumOK}, {"1KB", 1000, NumOK}, {"1KiB", 1024, NumOK}, {"M", 1 << 20, NumOK},
+		{"0x10", 16, NumOK}, {"010", 8, NumOK}, {"'1", 1, NumOK}, {"2G", 2 << 30, NumOK}, {"1Q", 0, NumInvalidSuffix},
+		{"0", 0, NumInvalid}, {"x", 0, NumInvalid}, {"1X", 0, NumInvalidSuffix}, {"-1", 0, NumInvalid},
+		{"99999999999999999999", 0, NumOverflow}, {"1KBB", 0, NumInvalidSuffix}, {"1Y", 0, NumOverflow},
+		{"99999999999999999999X", 0, NumOverflow | NumInvalidSuffix}, {" +0x1fk", 31 << 10, NumOK},
 	} {
 		bs, err := ParseBlockSize(c.in)
-		if err != c.err || (err == nil && bs.Size != c.size) {
+		if err != c.err || (err == NumOK && bs.Size != c.size) {
 			t.Errorf("ParseBlockSize(%q) = %d, %v; want %d, %v", c.in, bs.Size, err, c.size, c.err)
 		}
 	}

@@ -1,6 +1,8 @@
 package du
 
 import (
+	"io"
+	"os"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -143,4 +145,24 @@ func matchBracket(p string, r rune) (matched bool, rest string, valid bool) {
 		}
 	}
 	return false, p, false
+}
+
+// AddFile adds the patterns of file (standard input for "-"), one a line,
+// as du reads -X: trailing white space is dropped from each line, and
+// lines left empty are skipped.
+func (x *Excluder) AddFile(file string, stdin io.Reader) error {
+	var data []byte
+	var err error
+	if file == "-" {
+		data, err = io.ReadAll(stdin)
+	} else {
+		data, err = os.ReadFile(file)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimRightFunc(line, func(r rune) bool { return r < 0x80 && isCSpace(byte(r)) })
+		if line != "" {
+			x.Add(line)
+		}
+	}
+	return err
 }

@@ -1,7 +1,6 @@
 package du
 
 import (
-	"errors"
 	"math/bits"
 	"os"
 	"strconv"
@@ -24,168 +23,99 @@ type BlockSize struct {
 	Opts int
 }
 
-// DefaultBlockSize is du's unit when no option says otherwise: the first of
-// DU_BLOCK_SIZE, BLOCK_SIZE and BLOCKSIZE that is set, else 1024 (512 under
-// POSIXLY_CORRECT).
+// DefaultBlockSize is du's unit when no option gives one: from the first
+// of DU_BLOCK_SIZE, BLOCK_SIZE and BLOCKSIZE that is set, read as du reads
+// it (a bad value leaves whatever number it began with, or 1024, or 512
+// under POSIXLY_CORRECT).
 func DefaultBlockSize() BlockSize {
 	for _, v := range []string{"DU_BLOCK_SIZE", "BLOCK_SIZE", "BLOCKSIZE"} {
 		if s, ok := os.LookupEnv(v); ok {
-			if bs, err := ParseBlockSize(s); err == nil {
-				return bs
-			}
-			break
+			bs, _ := humanOptions(s, BlockSize{})
+			return bs
 		}
 	}
-	if _, ok := os.LookupEnv("POSIXLY_CORRECT"); ok {
-		return BlockSize{Size: 512}
-	}
-	return BlockSize{Size: 1024}
+	return BlockSize{Size: fallbackBlockSize()}
 }
 
-// Errors of ParseBlockSize, matching xstrtol's kinds.
-var (
-	ErrInvalid       = errors.New("invalid")
-	ErrInvalidSuffix = errors.New("invalid suffix")
-	ErrTooLarge      = errors.New("too large")
-)
+func fallbackBlockSize() uint64 {
+	if _, ok := os.LookupEnv("POSIXLY_CORRECT"); ok {
+		return 512
+	}
+	return 1024
+}
 
 // ParseBlockSize parses a --block-size argument as du does: an optional '
-// (group digits), then "human-readable", "si", or an integer with an
-// optional unit (K, M, G, T, P, E, Z, Y, R, Q; with B for powers of 1000,
-// iB or nothing for powers of 1024). A unit without a number prints the
-// unit after each size.
-func ParseBlockSize(spec string) (BlockSize, error) {
-	var bs BlockSize
+// (group digits), then an abbreviation of "human-readable" or "si", or a
+// number with an optional unit (K, M, G, T, P, E, Z, Y; with B for powers
+// of 1000, iB or nothing for powers of 1024). A unit without a number
+// prints the unit after each size.
+func ParseBlockSize(spec string) (BlockSize, NumError) {
+	return humanOptions(spec, BlockSize{Size: 1024})
+}
+
+// humanOptions is gnulib's human_options: prev is the block size before,
+// which a value that is not even a number leaves in place.
+func humanOptions(spec string, prev BlockSize) (BlockSize, NumError) {
+	bs := BlockSize{Size: prev.Size}
 	if strings.HasPrefix(spec, "'") {
 		bs.Opts |= humanGroupDigits
 		spec = spec[1:]
 	}
-	switch {
-	case spec != "" && strings.HasPrefix("human-readable", spec):
+	switch abbreviates(spec, "human-readable", "si") {
+	case 0:
 		bs.Opts |= humanAutoscale | humanSI | humanBase1024
 		bs.Size = 1
-		return bs, nil
-	case spec != "" && strings.HasPrefix("si", spec):
+		return bs, NumOK
+	case 1:
 		bs.Opts |= humanAutoscale | humanSI
 		bs.Size = 1
-		return bs, nil
+		return bs, NumOK
 	}
-	n, suffix, err := parseSize(spec, "EGKMPTYZRQkmgtpe0")
-	if err != nil {
-		return bs, err
+	n := xstrtol(spec, blockSizeSuffixes, false)
+	if n.set {
+		bs.Size = n.mag
 	}
-	if n == 0 {
-		return bs, ErrInvalid
-	}
-	if suffix != "" && (spec == "" || spec[0] < '0' || spec[0] > '9') {
-		bs.Opts |= humanSI
-		if strings.HasSuffix(suffix, "B") {
-			bs.Opts |= humanB
+	err := n.err
+	if err != NumOK {
+		bs.Opts = 0
+	} else {
+		for i := 0; i <= n.end && (i == len(spec) || spec[i] < '0' || spec[i] > '9'); i++ {
+			if i == n.end {
+				bs.Opts |= humanSI
+				if spec[i-1] == 'B' {
+					bs.Opts |= humanB
+				}
+				if spec[i-1] != 'B' || i >= 2 && spec[i-2] == 'i' {
+					bs.Opts |= humanBase1024
+				}
+				break
+			}
 		}
-		if !strings.HasSuffix(suffix, "B") || strings.HasSuffix(suffix, "iB") {
-			bs.Opts |= humanBase1024
-		}
 	}
-	bs.Size = n
-	return bs, nil
+	if bs.Size == 0 {
+		bs.Size = fallbackBlockSize()
+		err = NumInvalid
+	}
+	return bs, err
 }
 
-// parseSize is xstrtoumax with base 0: a decimal, octal (0...) or hex
-// (0x...) number, optional when a unit follows, then at most one unit
-// letter from valid, which may be followed by "B", "D" (powers of 1000) or
-// "iB" (powers of 1024). It returns the value and the unit text.
-func parseSize(s, valid string) (uint64, string, error) {
-	i := 0
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
-		i++
-	}
-	if i < len(s) && s[i] == '-' {
-		return 0, "", ErrInvalid
-	}
-	start := i
-	base := 10
-	if strings.HasPrefix(s[i:], "0x") || strings.HasPrefix(s[i:], "0X") {
-		if i+2 < len(s) && isDigit(s[i+2], 16) {
-			base = 16
-			i += 2
+// abbreviates is gnulib's argmatch without values: the index of the word
+// s is, or abbreviates alone; -1 for none, -2 when ambiguous.
+func abbreviates(s string, words ...string) int {
+	found := -1
+	for i, w := range words {
+		if !strings.HasPrefix(w, s) {
+			continue
 		}
-	} else if strings.HasPrefix(s[i:], "0") {
-		base = 8
-	}
-	digitsStart := i
-	for i < len(s) && isDigit(s[i], base) {
-		i++
-	}
-	var v uint64 = 1
-	overflow := false
-	if i > digitsStart {
-		n, err := strconv.ParseUint(s[digitsStart:i], base, 64)
-		if err != nil {
-			overflow = true
-			n = ^uint64(0)
+		if w == s {
+			return i
 		}
-		v = n
-	} else if i == start && (i == len(s) || !strings.ContainsRune(valid, rune(s[i]))) {
-		return 0, "", ErrInvalid
-	}
-	rest := s[i:]
-	if rest == "" {
-		if overflow {
-			return 0, "", ErrTooLarge
+		if found != -1 {
+			return -2
 		}
-		return v, "", nil
+		found = i
 	}
-	if !strings.ContainsRune(valid, rune(rest[0])) {
-		return 0, "", ErrInvalidSuffix
-	}
-	base1000 := false
-	n := 1
-	if strings.ContainsRune(valid, '0') && len(rest) > 1 {
-		switch {
-		case rest[1] == 'i' && len(rest) > 2 && rest[2] == 'B':
-			n = 3
-		case rest[1] == 'B' || rest[1] == 'D':
-			base1000 = true
-			n = 2
-		}
-	}
-	if len(rest) != n {
-		return 0, "", ErrInvalidSuffix
-	}
-	mult := uint64(1024)
-	if base1000 {
-		mult = 1000
-	}
-	power := strings.IndexByte("KMGTPEZYRQ", upper(rest[0])) + 1
-	for p := 0; p < power; p++ {
-		if v > ^uint64(0)/mult {
-			overflow = true
-			v = ^uint64(0)
-			break
-		}
-		v *= mult
-	}
-	if overflow {
-		return 0, "", ErrTooLarge
-	}
-	return v, rest, nil
-}
-
-func upper(c byte) byte {
-	if 'a' <= c && c <= 'z' {
-		return c - 'a' + 'A'
-	}
-	return c
-}
-
-func isDigit(c byte, base int) bool {
-	switch {
-	case '0' <= c && c <= '9':
-		return int(c-'0') < base
-	case base == 16 && 'a' <= c && c <= 'f', base == 16 && 'A' <= c && c <= 'F':
-		return true
-	}
-	return false
+	return found
 }
 
 // Format prints a size of n bytes in bs, rounding up as du does: to the
@@ -296,27 +226,4 @@ func (bs BlockSize) Format(n uint64) string {
 		}
 	}
 	return out
-}
-
-// ParseThreshold parses a --threshold argument: a size as for
-// --block-size, possibly negative.
-func ParseThreshold(s string) (int64, error) {
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	n, _, err := parseSize(s, "EGKMPTYZRQkmgtpe0")
-	if err != nil {
-		return 0, err
-	}
-	if n > 1<<63-1 {
-		return 0, ErrTooLarge
-	}
-	if neg {
-		if n == 0 {
-			return 0, ErrInvalid
-		}
-		return -int64(n), nil
-	}
-	return int64(n), nil
 }

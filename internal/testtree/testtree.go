@@ -133,6 +133,7 @@ type Result struct {
 func Run(t testing.TB, dir string, cred *syscall.Credential, name string, args ...string) Result {
 	t.Helper()
 	cmd := exec.Command(name, args...)
+	cmd.Args[0] = filepath.Base(name) // messages name the program as invoked
 	cmd.Dir = dir
 	// GORACE: a race-enabled godu would otherwise sleep a second at exit.
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "TZ=UTC", "GORACE=atexit_sleep_ms=0")
