@@ -107,89 +107,448 @@ var (
 		"August", "September", "October", "November", "December"}
 )
 
-// Strftime formats t as strftime(3) in the C locale, with GNU's %N.
+// Strftime formats t (in its own zone) as GNU's strftime does in the C
+// locale: flags _ - 0 + ^ #, a field width, the E and O modifiers where
+// they are allowed, and GNU's conversions (%N, %P, %q, %k, %l, %s, %:z,
+// %::z, %:::z ...). A directive it does not know is printed as written.
 func Strftime(format string, t time.Time) string {
 	var b strings.Builder
-	for i := 0; i < len(format); i++ {
-		c := format[i]
-		if c != '%' || i+1 == len(format) {
-			b.WriteByte(c)
+	strftime(&b, format, t, false, 0, -1)
+	return b.String()
+}
+
+// directive is one conversion's flags.
+type directive struct {
+	pad              byte // '_', '-', '0', '+' or 0
+	upper, swapCase  bool
+	width            int // -1 when none
+	modifier, format byte
+}
+
+// strftime writes format; upcase, yrSpec (the pad years take by
+// default) and width0 (the width of the first directive) are what a
+// subformat inherits.
+func strftime(b *strings.Builder, format string, t time.Time, upcase bool, yrSpec byte, width0 int) {
+	for i := 0; i < len(format); i, width0 = i+1, -1 {
+		if format[i] != '%' {
+			b.WriteByte(format[i])
 			continue
 		}
-		i++
-		switch format[i] {
-		case 'Y':
-			b.WriteString(strconv.Itoa(t.Year()))
-		case 'C':
-			fmt.Fprintf(&b, "%02d", t.Year()/100)
-		case 'y':
-			fmt.Fprintf(&b, "%02d", t.Year()%100)
-		case 'm':
-			fmt.Fprintf(&b, "%02d", int(t.Month()))
-		case 'd':
-			fmt.Fprintf(&b, "%02d", t.Day())
-		case 'e':
-			fmt.Fprintf(&b, "%2d", t.Day())
-		case 'H':
-			fmt.Fprintf(&b, "%02d", t.Hour())
-		case 'I':
-			fmt.Fprintf(&b, "%02d", (t.Hour()+11)%12+1)
-		case 'M':
-			fmt.Fprintf(&b, "%02d", t.Minute())
-		case 'S':
-			fmt.Fprintf(&b, "%02d", t.Second())
-		case 'N':
-			fmt.Fprintf(&b, "%09d", t.Nanosecond())
-		case 'j':
-			fmt.Fprintf(&b, "%03d", t.YearDay())
-		case 'p':
-			if t.Hour() < 12 {
-				b.WriteString("AM")
-			} else {
-				b.WriteString("PM")
+		start := i
+		d := directive{width: width0, upper: upcase}
+	flags:
+		for i++; i < len(format); i++ {
+			switch c := format[i]; c {
+			case '_', '-', '+', '0':
+				d.pad = c
+			case '^':
+				d.upper = true
+			case '#':
+				d.swapCase = true
+			default:
+				break flags
 			}
-		case 'a':
-			b.WriteString(weekdays[t.Weekday()][:3])
-		case 'A':
-			b.WriteString(weekdays[t.Weekday()])
-		case 'b', 'h':
-			b.WriteString(months[t.Month()-1][:3])
-		case 'B':
-			b.WriteString(months[t.Month()-1])
-		case 'u':
-			b.WriteString(strconv.Itoa((int(t.Weekday())+6)%7 + 1))
-		case 'w':
-			b.WriteString(strconv.Itoa(int(t.Weekday())))
-		case 's':
-			b.WriteString(strconv.FormatInt(t.Unix(), 10))
-		case 'z':
-			_, off := t.Zone()
-			sign := byte('+')
-			if off < 0 {
-				sign, off = '-', -off
+		}
+		if i < len(format) && isASCIIDigit(format[i]) {
+			d.width = 0
+			for ; i < len(format) && isASCIIDigit(format[i]); i++ {
+				d.width = min(d.width*10+int(format[i]-'0'), 1<<31-1)
 			}
-			fmt.Fprintf(&b, "%c%02d%02d", sign, off/3600, off/60%60)
-		case 'Z':
-			name, _ := t.Zone()
-			b.WriteString(name)
-		case 'F':
-			b.WriteString(Strftime("%Y-%m-%d", t))
-		case 'T':
-			b.WriteString(Strftime("%H:%M:%S", t))
-		case 'R':
-			b.WriteString(Strftime("%H:%M", t))
-		case 'D':
-			b.WriteString(Strftime("%m/%d/%y", t))
-		case 'n':
-			b.WriteByte('\n')
-		case 't':
-			b.WriteByte('\t')
-		case '%':
-			b.WriteByte('%')
+		}
+		if i < len(format) && (format[i] == 'E' || format[i] == 'O') {
+			d.modifier = format[i]
+			i++
+		}
+		if i == len(format) { // % at the end: printed as written
+			writeBad(b, d, format[start:])
+			return
+		}
+		d.format = format[i]
+		switch {
+		case d.format == '%' && i-1 != start: // "%-5%": the text before the second %
+			writeBad(b, d, format[start:i])
+			i--
+		case d.format == ':':
+			n := 1
+			for i+n < len(format) && format[i+n] == ':' {
+				n++
+			}
+			switch {
+			case i+n == len(format) || format[i+n] != 'z':
+				writeBad(b, d, format[start:i+1])
+			case n > 3:
+				writeBad(b, d, format[start:i+n+1])
+				i += n
+			case d.modifier == 'O' && !zoneNegative(t): // the C library's, which knows no %:z
+				i += n
+				writeBad(b, d, "%O:")
+			default:
+				i += n
+				writeZone(b, d, t, n)
+			}
+		case d.modifier == 'O' && strings.IndexByte("CdeHIkljmMSuUVgGWwyq", d.format) >= 0,
+			d.modifier == 'O' && d.format == 'z' && !zoneNegative(t),
+			d.modifier == 'E' && strings.IndexByte("CyY", d.format) >= 0:
+			// Left to the C library, which prints them as if unmodified
+			// (the C locale has no era or alternative digits), then
+			// padded as text; it does not know %q.
+			s := "%Oq"
+			if d.format != 'q' {
+				s = Strftime("%"+string(d.format), t)
+			}
+			writeBad(b, d, s)
 		default:
-			b.WriteByte('%')
-			b.WriteByte(format[i])
+			if !convert(b, d, t, yrSpec) {
+				if d.swapCase && (d.format == 'b' || d.format == 'h') {
+					d.upper = true // # takes effect before %Eb is found bad
+				}
+				writeBad(b, d, format[start:i+1])
+			}
 		}
 	}
-	return b.String()
+}
+
+func isASCIIDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// convert writes one directive; false means it is not a conversion (or
+// not with this modifier) and is to be printed as written.
+func convert(b *strings.Builder, d directive, t time.Time, yrSpec byte) bool {
+	year := int64(t.Year())
+	yday := t.YearDay() - 1
+	wday := int(t.Weekday())
+	hour12 := t.Hour() % 12
+	if hour12 == 0 {
+		hour12 = 12
+	}
+	m := d.modifier
+	// text writes a word; '#' makes it upper case, or lower case for
+	// the words that are upper case already (swapUpper false).
+	text := func(s string, swapUpper bool) bool {
+		switch {
+		case d.swapCase && !swapUpper:
+			s = asciiCase(s, 'A', 'Z')
+		case d.swapCase || d.upper:
+			s = asciiCase(s, 'a', 'z')
+		}
+		padText(b, d, s)
+		return true
+	}
+	// sub formats f in place of the directive: gnulib's own subformats
+	// pass the pad on to their years (yr), the C library's do not.
+	sub := func(f string, width int, yr byte) bool {
+		var sb strings.Builder
+		strftime(&sb, f, t, d.upper, yr, width)
+		padText(b, directive{pad: d.pad, width: d.width}, sb.String())
+		return true
+	}
+	switch d.format {
+	case '%':
+		if m != 0 {
+			return false
+		}
+		padText(b, d, "%")
+	case 'a':
+		return m == 0 && text(weekdays[wday][:3], true)
+	case 'A':
+		return m == 0 && text(weekdays[wday], true)
+	case 'b', 'h':
+		return m != 'E' && text(months[t.Month()-1][:3], true)
+	case 'B':
+		return m != 'E' && text(months[t.Month()-1], true)
+	case 'c':
+		return m != 'O' && sub("%a %b %e %H:%M:%S %Y", -1, 0)
+	case 'x':
+		return m != 'O' && sub("%m/%d/%y", -1, 0)
+	case 'X':
+		return m != 'O' && sub("%H:%M:%S", -1, 0)
+	case 'D':
+		return m == 0 && sub("%m/%d/%y", -1, d.pad)
+	case 'F':
+		if m != 0 {
+			return false
+		}
+		if d.pad == 0 && d.width < 0 {
+			d.pad = '+'
+			return sub("%Y-%m-%d", 4, d.pad)
+		}
+		return sub("%Y-%m-%d", max(d.width-6, 0), d.pad)
+	case 'C':
+		return m != 'E' && writeYearish(b, d, year < 0, uabs(yearCentury(year)), 2, yrSpec)
+	case 'd':
+		return m != 'E' && writeNumber(b, d, false, uint64(t.Day()), 2, false)
+	case 'e':
+		return m != 'E' && writeSpaced(b, d, uint64(t.Day()), 2)
+	case 'H':
+		return m != 'E' && writeNumber(b, d, false, uint64(t.Hour()), 2, false)
+	case 'I':
+		return m != 'E' && writeNumber(b, d, false, uint64(hour12), 2, false)
+	case 'k':
+		return m != 'E' && writeSpaced(b, d, uint64(t.Hour()), 2)
+	case 'l':
+		return m != 'E' && writeSpaced(b, d, uint64(hour12), 2)
+	case 'j':
+		return m != 'E' && writeNumber(b, d, false, uint64(yday+1), 3, false)
+	case 'M':
+		return m != 'E' && writeNumber(b, d, false, uint64(t.Minute()), 2, false)
+	case 'm':
+		return m != 'E' && writeNumber(b, d, false, uint64(t.Month()), 2, false)
+	case 'N':
+		if m == 'E' {
+			return false
+		}
+		writeNanos(b, d, t.Nanosecond())
+	case 'n':
+		padText(b, d, "\n")
+	case 't':
+		padText(b, d, "\t")
+	case 'P':
+		s := "am"
+		if t.Hour() >= 12 {
+			s = "pm"
+		}
+		padText(b, d, s)
+	case 'p':
+		s := "AM"
+		if t.Hour() >= 12 {
+			s = "PM"
+		}
+		return text(s, false)
+	case 'q':
+		return writeNumber(b, d, false, uint64((int(t.Month()-1)*11)>>5+1), 1, false)
+	case 'R':
+		return sub("%H:%M", -1, d.pad)
+	case 'r':
+		return sub("%I:%M:%S %p", -1, 0)
+	case 'T':
+		return sub("%H:%M:%S", -1, d.pad)
+	case 'S':
+		return m != 'E' && writeNumber(b, d, false, uint64(t.Second()), 2, false)
+	case 's':
+		s := t.Unix()
+		return writeNumber(b, d, s < 0, uabs(s), 1, false)
+	case 'u':
+		return writeNumber(b, d, false, uint64((wday+6)%7+1), 1, false)
+	case 'U':
+		return m != 'E' && writeNumber(b, d, false, uint64((yday-wday+7)/7), 2, false)
+	case 'W':
+		return m != 'E' && writeNumber(b, d, false, uint64((yday-(wday+6)%7+7)/7), 2, false)
+	case 'w':
+		return m != 'E' && writeNumber(b, d, false, uint64(wday), 1, false)
+	case 'V', 'g', 'G':
+		if m == 'E' {
+			return false
+		}
+		isoYear, week := t.ISOWeek()
+		switch d.format {
+		case 'V':
+			return writeNumber(b, d, false, uint64(week), 2, false)
+		case 'G':
+			y := int64(isoYear)
+			return writeYearish(b, d, y < 0, uabs(y), 4, yrSpec)
+		}
+		yy := int64(isoYear) % 100
+		if yy < 0 {
+			yy = -yy
+		}
+		return writeYearish(b, d, false, uint64(yy), 2, yrSpec)
+	case 'Y':
+		if m == 'O' {
+			return false
+		}
+		return writeYearish(b, d, year < 0, uabs(year), 4, yrSpec)
+	case 'y':
+		yy := year % 100
+		if yy < 0 {
+			yy = -yy
+		}
+		return writeYearish(b, d, false, uint64(yy), 2, yrSpec)
+	case 'Z':
+		name, _ := t.Zone()
+		return text(name, false)
+	case 'z':
+		writeZone(b, d, t, 0)
+	default:
+		return false
+	}
+	return true
+}
+
+// writeBad writes text in place of a directive: padded to its width,
+// upper case with ^.
+func writeBad(b *strings.Builder, d directive, s string) {
+	if d.upper {
+		s = asciiCase(s, 'a', 'z')
+	}
+	padText(b, d, s)
+}
+
+// asciiCase changes the case of the bytes from lo to hi, as toupper and
+// tolower do in the C locale.
+func asciiCase(s string, lo, hi byte) string {
+	b := []byte(s)
+	for i, c := range b {
+		if lo <= c && c <= hi {
+			b[i] = c ^ 0x20
+		}
+	}
+	return string(b)
+}
+
+// padText writes s padded on the left to the directive's width: with
+// zeros for the 0 and + flags, spaces otherwise, none for -.
+func padText(b *strings.Builder, d directive, s string) {
+	if d.pad != '-' && len(s) < d.width {
+		fill := " "
+		if d.pad == '0' || d.pad == '+' {
+			fill = "0"
+		}
+		b.WriteString(strings.Repeat(fill, d.width-len(s)))
+	}
+	b.WriteString(s)
+}
+
+// writeNumber writes a number of at least digits digits (zero padded
+// unless the directive says otherwise), with a sign when negative or
+// when sign is set.
+func writeNumber(b *strings.Builder, d directive, neg bool, v uint64, digits int, sign bool) bool {
+	if d.pad == 0 {
+		d.pad = '0'
+	}
+	if d.width < 0 {
+		d.width = digits
+	}
+	num := strconv.FormatUint(v, 10)
+	if neg || sign {
+		signChar := "+"
+		if neg {
+			signChar = "-"
+		}
+		if d.pad == '_' {
+			if n := d.width - 1 - len(num); n > 0 {
+				b.WriteString(strings.Repeat(" ", n))
+				d.width -= n
+			}
+		}
+		b.WriteString(signChar)
+		d.width--
+	}
+	padText(b, d, num)
+	return true
+}
+
+// writeSpaced is a number padded with spaces by default (%e, %k, %l).
+func writeSpaced(b *strings.Builder, d directive, v uint64, digits int) bool {
+	if d.pad == 0 {
+		d.pad = '_'
+	}
+	return writeNumber(b, d, false, v, digits, false)
+}
+
+// writeYearish is a year-like number: the pad defaults to the enclosing
+// directive's, and + signs a year longer than its digits or its width.
+func writeYearish(b *strings.Builder, d directive, neg bool, v uint64, digits int, yrSpec byte) bool {
+	if d.pad == 0 {
+		d.pad = yrSpec
+	}
+	limit := uint64(9999)
+	if digits == 2 {
+		limit = 99
+	}
+	return writeNumber(b, d, neg, v, digits, d.pad == '+' && (v > limit || digits < d.width))
+}
+
+// writeNanos is %N: nine digits, or as many as the width says, trailing
+// zeros given as padding.
+func writeNanos(b *strings.Builder, d directive, ns int) {
+	width := d.width
+	if width <= 0 {
+		width = 9
+	}
+	n, ndigs := ns, 9
+	for width < ndigs || 1 < ndigs && n%10 == 0 {
+		ndigs--
+		n /= 10
+	}
+	s := fmt.Sprintf("%0*d", ndigs, n)
+	if d.pad == 0 {
+		d.pad = '0'
+	}
+	b.WriteString(s)
+	if d.pad != '-' && width > ndigs {
+		fill := " "
+		if d.pad == '0' || d.pad == '+' {
+			fill = "0"
+		}
+		b.WriteString(strings.Repeat(fill, width-ndigs))
+	}
+}
+
+// zoneNegative says whether %z of t has a minus sign.
+func zoneNegative(t time.Time) bool {
+	name, diff := t.Zone()
+	return diff < 0 || diff == 0 && strings.HasPrefix(name, "-")
+}
+
+// writeZone is %z (colons 0), %:z, %::z and %:::z.
+func writeZone(b *strings.Builder, d directive, t time.Time, colons int) {
+	name, diff := t.Zone()
+	neg := diff < 0 || diff == 0 && strings.HasPrefix(name, "-")
+	if diff < 0 {
+		diff = -diff
+	}
+	h, m, s := diff/3600, diff/60%60, diff%60
+	if colons == 3 {
+		switch {
+		case s != 0:
+			colons = 2
+		case m != 0:
+			colons = 1
+		}
+	}
+	var num string
+	var digits int
+	switch colons {
+	case 0:
+		num, digits = strconv.Itoa(h*100+m), 5
+	case 1:
+		num, digits = fmt.Sprintf("%d:%02d", h, m), 6
+	case 2:
+		num, digits = fmt.Sprintf("%d:%02d:%02d", h, m, s), 9
+	case 3:
+		num, digits = strconv.Itoa(h), 3
+	}
+	if d.pad == 0 {
+		d.pad = '0'
+	}
+	if d.width < 0 {
+		d.width = digits
+	}
+	sign := "+"
+	if neg {
+		sign = "-"
+	}
+	if d.pad == '_' {
+		if n := d.width - 1 - len(num); n > 0 {
+			b.WriteString(strings.Repeat(" ", n))
+			d.width -= n
+		}
+	}
+	b.WriteString(sign)
+	d.width--
+	padText(b, d, num)
+}
+
+// yearCentury is %C's number: the century, rounded down for years from 0.
+func yearCentury(year int64) int64 {
+	if year >= 0 {
+		return year / 100
+	}
+	return (year-1900)/100 + 19
+}
+
+func uabs(v int64) uint64 {
+	if v < 0 {
+		return uint64(-v)
+	}
+	return uint64(v)
 }
