@@ -112,11 +112,40 @@ func cEscape(c byte) string {
 	return `\` + strings.Repeat("0", 3-len(o)) + o
 }
 
-// QuoteWord quotes an argument in a message the way du's quote() does:
-// typographic quotes in a UTF-8 locale, ASCII ones otherwise.
+// QuoteWord quotes an argument in a message the way du's quote() does
+// (gnulib's locale style): typographic quotes in a UTF-8 locale, ASCII
+// ones otherwise, with C escapes for what does not print and for the
+// backslash and the closing quote.
 func QuoteWord(s string) string {
-	if utf8Locale() {
-		return "\u2018" + s + "\u2019"
+	utf8ok := utf8Locale()
+	left, right := "'", "'"
+	if utf8ok {
+		left, right = "\u2018", "\u2019"
 	}
-	return "'" + s + "'"
+	var b strings.Builder
+	b.WriteString(left)
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '\\':
+			b.WriteString(`\\`)
+		case c == '\'' && !utf8ok:
+			b.WriteString(`\'`)
+		case c >= 0x20 && c < 0x7f:
+			b.WriteByte(c)
+		case c >= 0x80 && utf8ok:
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r != utf8.RuneError && unicode.IsPrint(r) {
+				b.WriteString(s[i : i+n])
+				i += n
+				continue
+			}
+			b.WriteString(cEscape(c))
+		default:
+			b.WriteString(cEscape(c))
+		}
+		i++
+	}
+	b.WriteString(right)
+	return b.String()
 }

@@ -79,4 +79,3 @@ func TestStrftimeAgainstDate(t *testing.T) {
 }
 
 var dashN = regexp.MustCompile(`%[-_0+^#]*-[-_0+^#]*[0-9]*[EO]?N`)
-

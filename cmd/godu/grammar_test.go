@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/godu-sh/godu/internal/testtree"
+)
+
+// invoke runs one program of a differential case. Every godu run of the
+// generated cases goes through here, so another runner (a pseudo-terminal
+// one) can take its place. Both programs get argv[0] "du", so their
+// messages are compared byte for byte.
+func invoke(t *testing.T, dir string, env []string, name string, args []string) testtree.Result {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Args[0] = "du"
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "LC_ALL=C", "TZ=UTC", "GORACE=atexit_sleep_ms=0")
+	cmd.Env = append(cmd.Env, env...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return testtree.Result{Stdout: o.String(), Stderr: e.String(), Code: code}
+}
+
+// grammarTree has no hard links and no subdirectories below its
+// operands' children, and the generated cases use no apparent sizes, so
+// du 9.1 and 9.2+ print the same figures.
+func grammarTree(t *testing.T) string {
+	root := t.TempDir()
+	testtree.Build(t, root, map[string]string{
+		"d/a": "file:5000", "d/b": "file:100", "help/f": "file:3000", "completion/f": "file:1",
+		"__complete/f": "file:9000", "-": "file:7", "pats": "file:0",
+	})
+	os.WriteFile(filepath.Join(root, "pats"), []byte("a  \nnope\r\n\n  \n"), 0o644)
+	return root
+}
+
+func sameRun(t *testing.T, root string, env, args []string) {
+	t.Helper()
+	want := invoke(t, root, env, "du", args)
+	got := invoke(t, root, env, godu, args)
+	nul := strings.NewReplacer("\x00", "\n")
+	wl, gl := testtree.Lines(nul.Replace(want.Stdout), false), testtree.Lines(nul.Replace(got.Stdout), false)
+	if strings.Join(wl, "\n") != strings.Join(gl, "\n") || want.Stderr != got.Stderr || want.Code != got.Code {
+		t.Errorf("%q %q:\n got %q %q %d\nwant %q %q %d", env, args, gl, got.Stderr, got.Code, wl, want.Stderr, want.Code)
+	}
+}
+
+// TestGeneratedOptionSyntax: random command lines of du's options, long
+// names abbreviated at random, clusters, values given to options without
+// arguments, unknown options, "--", "-", operands named like commands,
+// with and without POSIXLY_CORRECT.
+func TestGeneratedOptionSyntax(t *testing.T) {
+	needDu(t)
+	root := grammarTree(t)
+	longs := []string{"all", "block-size=1K", "count-links", "dereference", "dereference-args", "exclude=a",
+		"exclude-from=pats", "human-readable", "inodes", "si", "max-depth=1", "null", "no-dereference",
+		"one-file-system", "separate-dirs", "summarize", "total", "threshold=1", "time", "time=ctime", "time-style=iso",
+		"foo", "block-size", "max-depth", "time=atime", "summarize=x", "null=", "h", "s", "d", "t", "e", "n", "de", "ex", "x=1"}
+	words := []string{"d", "help", "completion", "__complete", "-", "--", "nope", "-s=x", "-d0", "-sd", "1", "-q", "-t", "-Bk", "-0", "-cS", "-D", "-HLP", "-X", "pats", "-k", "-m", "-lx"}
+	r := rand.New(rand.NewSource(3))
+	for i := 0; i < 300; i++ {
+		var args []string
+		for n := r.Intn(5); n >= 0; n-- {
+			if r.Intn(2) == 0 {
+				args = append(args, words[r.Intn(len(words))])
+				continue
+			}
+			l := longs[r.Intn(len(longs))]
+			name, val, hasVal := strings.Cut(l, "=")
+			name = name[:1+r.Intn(len(name))]
+			if hasVal {
+				name += "=" + val
+			}
+			args = append(args, "--"+name)
+		}
+		var env []string
+		if r.Intn(4) == 0 {
+			env = []string{"POSIXLY_CORRECT=1"}
+		}
+		if helpOrVersion(args) {
+			continue
+		}
+		sameRun(t, root, env, args)
+	}
+}
+
+// helpOrVersion: --help's text is godu's own; those lines are left out.
+func helpOrVersion(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		if strings.HasPrefix(a, "--") && len(name) >= 2 && (strings.HasPrefix("help", name) || strings.HasPrefix("version", name)) || a == "--v" {
+			return true
+		}
+	}
+	return false
+}
+
+// TestGeneratedNumbers: -d, -t, -B and the unit variables with numbers
+// made of blanks, signs, bases, digits, unit letters and garbage.
+func TestGeneratedNumbers(t *testing.T) {
+	needDu(t)
+	root := grammarTree(t)
+	r := rand.New(rand.NewSource(4))
+	number := func() string {
+		var b strings.Builder
+		b.WriteString([]string{"", "", " ", "\t", "'"}[r.Intn(5)])
+		b.WriteString([]string{"", "", "+", "-"}[r.Intn(4)])
+		b.WriteString([]string{"", "", "0", "0x", "0X"}[r.Intn(5)])
+		digits := []string{"", "1", "7", "12", "4096", "08", "ff", "99999999999999999999", "18446744073709551615", "9223372036854775807", "9223372036854775808"}
+		b.WriteString(digits[r.Intn(len(digits))])
+		b.WriteString([]string{"", "", "K", "k", "M", "m", "G", "g", "T", "t", "P", "p", "E", "e", "Z", "z", "Y", "y", "R", "Q", "b", "c", "w", "B", "x", " "}[r.Intn(26)])
+		b.WriteString([]string{"", "", "", "B", "iB", "D", "i", "BB", "x"}[r.Intn(9)])
+		return b.String()
+	}
+	for i := 0; i < 300; i++ {
+		var args, env []string
+		for n := 1 + r.Intn(2); n > 0; n-- {
+			switch r.Intn(7) {
+			case 0:
+				args = append(args, "-d", number())
+			case 1:
+				args = append(args, "--max-d="+number())
+			case 2:
+				args = append(args, "-t", number())
+			case 3:
+				args = append(args, "--thr="+number())
+			case 4:
+				args = append(args, "-B"+number())
+			case 5:
+				args = append(args, "--block-s="+number())
+			case 6:
+				env = append(env, []string{"DU_BLOCK_SIZE", "BLOCK_SIZE", "BLOCKSIZE"}[r.Intn(3)]+"="+number())
+			}
+		}
+		sameRun(t, root, env, append(args, "d", "help"))
+	}
+}
