@@ -54,6 +54,7 @@ type Options struct {
 	Stdin      io.Reader
 	JSON       bool // --json: one JSON document instead of lines
 	Stats      bool // --stats: a summary on stderr at the end
+	zone       Zone // TZ, read once
 	// Progress shows a status line on stderr while walking: > 0 always,
 	// < 0 never, 0 when stderr is a terminal (StderrFd).
 	Progress int
@@ -83,6 +84,9 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 	}
 	if o.Inodes {
 		o.Block.Size = 1
+	}
+	if o.Time != 0 {
+		o.zone = LocalZone()
 	}
 	out := bufio.NewWriterSize(stdout, 64<<10)
 	var doc jsonDoc
@@ -223,7 +227,7 @@ func (o *Options) line(out *bufio.Writer, v uint64, tm int64, path string, end b
 	out.WriteString(o.Block.Format(v))
 	out.WriteByte('\t')
 	if o.Time != 0 {
-		out.WriteString(Strftime(o.TimeFormat, time.Unix(0, tm)))
+		out.WriteString(Strftime(o.TimeFormat, o.zone.In(time.Unix(0, tm))))
 		out.WriteByte('\t')
 	}
 	out.WriteString(path)

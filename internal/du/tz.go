@@ -1,0 +1,340 @@
+package du
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Zone converts times to local time as the C library reads TZ: unset, the
+// system's zone; empty, UTC; otherwise (less a leading ':') a zone file
+// (absolute, or under TZDIR or /usr/share/zoneinfo), else a POSIX rule
+// such as EST5EDT,M3.2.0,M11.1.0 or <+03>-3, else UTC under whatever name
+// the rule began with.
+type Zone struct {
+	loc  *time.Location // a zone file, or nil
+	rule *tzRule
+}
+
+// LocalZone reads TZ.
+func LocalZone() Zone {
+	tz, set := os.LookupEnv("TZ")
+	if !set {
+		return Zone{loc: time.Local}
+	}
+	if tz == "" {
+		tz = "Universal"
+	}
+	tz = strings.TrimPrefix(tz, ":")
+	file := tz
+	if !strings.HasPrefix(tz, "/") {
+		dir := os.Getenv("TZDIR")
+		if dir == "" {
+			dir = "/usr/share/zoneinfo"
+		}
+		file = filepath.Join(dir, tz)
+	}
+	if data, err := os.ReadFile(file); err == nil {
+		if loc, err := time.LoadLocationFromTZData(tz, data); err == nil {
+			return Zone{loc: loc}
+		}
+	}
+	return Zone{rule: parseTZRule(tz)}
+}
+
+// In is t in the zone.
+func (z Zone) In(t time.Time) time.Time {
+	if z.loc != nil {
+		return t.In(z.loc)
+	}
+	name, off := z.rule.at(t.Unix())
+	return t.In(time.FixedZone(name, off))
+}
+
+// tzRule is a POSIX TZ value as glibc parses it: the standard name and
+// offset (seconds east), and optionally daylight time with its two
+// changes.
+type tzRule struct {
+	std, dst       string
+	stdOff, dstOff int
+	hasDST         bool
+	start, end     tzChange
+}
+
+// tzChange is one rule of a change: Jn (julian, no leap day), n (day of
+// year from 0) or Mm.w.d, at secs after local midnight.
+type tzChange struct {
+	kind    byte // 'J', 'n' or 'M'
+	d, m, w int
+	secs    int
+}
+
+func parseTZRule(s string) *tzRule {
+	r := &tzRule{}
+	name, rest, ok := tzName(s)
+	if !ok {
+		return r
+	}
+	r.std = name
+	off, rest, ok := tzOffset(rest, true)
+	if !ok {
+		return r
+	}
+	r.stdOff = off
+	if rest == "" {
+		return r
+	}
+	// Daylight time: a name, or else (as in glibc) a nameless zone at
+	// offset 0 whose changes are read from the same text.
+	r.hasDST = true
+	if name, after, ok := tzName(rest); ok {
+		r.dst, r.dstOff, rest = name, r.stdOff+3600, after
+		if off, after, ok := tzOffset(rest, false); ok {
+			r.dstOff, rest = off, after
+		}
+		if rest == "" || rest == "," { // the default rule file's dates: the U.S. ones
+			r.start = tzChange{kind: 'M', m: 3, w: 2, secs: 7200}
+			r.end = tzChange{kind: 'M', m: 11, w: 1, secs: 7200}
+			return r
+		}
+	}
+	// A change that does not parse is left as glibc leaves it: day 0 of
+	// the year at midnight (and the end is not read after a bad start).
+	start, rest, ok := tzParseChange(rest, tzChange{kind: 'M', m: 3, w: 2})
+	if !ok {
+		r.start, r.end = tzChange{kind: 'n'}, tzChange{kind: 'n'}
+		return r
+	}
+	r.start = start
+	if r.end, _, ok = tzParseChange(rest, tzChange{kind: 'M', m: 11, w: 1}); !ok {
+		r.end = tzChange{kind: 'n'}
+	}
+	return r
+}
+
+// tzName is a name of three letters or more, or <...> of three or more
+// letters, digits, '+' and '-'.
+func tzName(s string) (name, rest string, ok bool) {
+	i := 0
+	for i < len(s) && isASCIILetter(s[i]) {
+		i++
+	}
+	if i >= 3 {
+		return s[:i], s[i:], true
+	}
+	if !strings.HasPrefix(s, "<") {
+		return "", s, false
+	}
+	i = 1
+	for i < len(s) && (isASCIILetter(s[i]) || isASCIIDigit(s[i]) || s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	if i == len(s) || s[i] != '>' || i-1 < 3 {
+		return "", s, false
+	}
+	return s[1:i], s[i+1:], true
+}
+
+func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+// tzOffset is [+-]hh[:mm[:ss]], west of UTC positive; returned east.
+func tzOffset(s string, std bool) (int, string, bool) {
+	if std && (s == "" || s[0] != '+' && s[0] != '-' && !isASCIIDigit(s[0])) {
+		return 0, s, false
+	}
+	sign := -1
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		if s[0] == '-' {
+			sign = 1
+		}
+		s = s[1:]
+	}
+	secs, rest, ok := tzClock(s)
+	if !ok {
+		return 0, s, false
+	}
+	return sign * secs, rest, true
+}
+
+// tzClock is hh[:mm[:ss]] as sscanf's %hu reads each part.
+func tzClock(s string) (int, string, bool) {
+	parts := [3]int{}
+	rest := s
+	n := 0
+	for n < 3 {
+		v, after, ok := scanUshort(rest)
+		if !ok {
+			break
+		}
+		parts[n] = v
+		n++
+		s = after
+		if n == 3 || !strings.HasPrefix(after, ":") {
+			break
+		}
+		rest = after[1:]
+	}
+	if n == 0 {
+		return 0, s, false
+	}
+	return parts[0]*3600 + parts[1]*60 + parts[2], s, true
+}
+
+// scanUshort is sscanf's %hu: blanks, a sign, digits, modulo 2^16.
+func scanUshort(s string) (int, string, bool) {
+	i := 0
+	for i < len(s) && isCSpace(s[i]) {
+		i++
+	}
+	neg := false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	start := i
+	v := 0
+	for i < len(s) && isASCIIDigit(s[i]) {
+		v = (v*10 + int(s[i]-'0')) & 0xffff
+		i++
+	}
+	if i == start {
+		return 0, s, false
+	}
+	if neg {
+		v = -v & 0xffff
+	}
+	return v, s[i:], true
+}
+
+func tzParseChange(s string, dflt tzChange) (tzChange, string, bool) {
+	s = strings.TrimPrefix(s, ",")
+	var c tzChange
+	switch {
+	case s != "" && (s[0] == 'J' || isASCIIDigit(s[0])):
+		c.kind = 'n'
+		if s[0] == 'J' {
+			c.kind = 'J'
+			s = s[1:]
+			if s == "" || !isASCIIDigit(s[0]) {
+				return c, s, false
+			}
+		}
+		i := 0
+		for i < len(s) && isASCIIDigit(s[i]) {
+			i++
+		}
+		d, err := strconv.Atoi(s[:i])
+		if err != nil || d > 365 || c.kind == 'J' && d == 0 {
+			return c, s, false
+		}
+		c.d, s = d, s[i:]
+	case strings.HasPrefix(s, "M"):
+		var ok bool
+		vals := [3]int{}
+		rest := s[1:]
+		for k := 0; k < 3; k++ {
+			if k > 0 {
+				if !strings.HasPrefix(rest, ".") {
+					return c, s, false
+				}
+				rest = rest[1:]
+			}
+			if vals[k], rest, ok = scanUshort(rest); !ok {
+				return c, s, false
+			}
+		}
+		c = tzChange{kind: 'M', m: vals[0], w: vals[1], d: vals[2]}
+		if c.m < 1 || c.m > 12 || c.w < 1 || c.w > 5 || c.d > 6 {
+			return c, s, false
+		}
+		s = rest
+	case s == "":
+		c = dflt
+	default:
+		return c, s, false
+	}
+	c.secs = 7200
+	switch {
+	case s != "" && s[0] != '/' && s[0] != ',':
+		return c, s, false
+	case strings.HasPrefix(s, "/"):
+		s = s[1:]
+		if s == "" {
+			return c, s, false
+		}
+		neg := s[0] == '-'
+		if neg {
+			s = s[1:]
+		}
+		secs, rest, ok := tzClock(s)
+		if !ok {
+			secs, rest = 7200, s
+		}
+		if neg {
+			secs = -secs
+		}
+		c.secs, s = secs, rest
+	}
+	return c, s, true
+}
+
+// at is the name and offset at unix time sec, computed as glibc does from
+// the UTC year of sec (rules of years up to 1970 counted from 1970's
+// January 1st, as there).
+func (r *tzRule) at(sec int64) (string, int) {
+	if !r.hasDST {
+		return r.std, r.stdOff
+	}
+	year := time.Unix(sec, 0).UTC().Year()
+	start := r.start.change(year, r.stdOff)
+	end := r.end.change(year, r.dstOff)
+	var dst bool
+	if start > end {
+		dst = sec < end || sec >= start
+	} else {
+		dst = sec >= start && sec < end
+	}
+	if dst {
+		return r.dst, r.dstOff
+	}
+	return r.std, r.stdOff
+}
+
+func isLeap(y int) bool { return y%4 == 0 && (y%100 != 0 || y%400 == 0) }
+
+// change is glibc's compute_change.
+func (c tzChange) change(year, offset int) int64 {
+	var t int64
+	if year > 1970 {
+		t = time.Date(year, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	}
+	const day = 86400
+	switch c.kind {
+	case 'J':
+		t += int64(c.d-1) * day
+		if c.d >= 60 && isLeap(year) {
+			t += day
+		}
+	case 'n':
+		t += int64(c.d) * day
+	case 'M':
+		first := time.Date(year, time.Month(c.m), 1, 0, 0, 0, 0, time.UTC)
+		t += int64(first.YearDay()-1) * day
+		days := first.AddDate(0, 1, -1).Day()
+		dow := int(first.Weekday())
+		d := c.d - dow
+		if d < 0 {
+			d += 7
+		}
+		for i := 1; i < c.w; i++ {
+			if d+7 >= days {
+				break
+			}
+			d += 7
+		}
+		t += int64(d) * day
+	}
+	return t - int64(offset) + int64(c.secs)
+}
