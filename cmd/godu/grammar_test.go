@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -49,7 +50,7 @@ func grammarTree(t *testing.T) string {
 	return root
 }
 
-func sameRun(t *testing.T, root string, env, args []string) {
+func sameRun(t *testing.T, root string, env, args []string) testtree.Result {
 	t.Helper()
 	want := invoke(t, root, env, "du", args)
 	got := invoke(t, root, env, godu, args)
@@ -58,6 +59,7 @@ func sameRun(t *testing.T, root string, env, args []string) {
 	if strings.Join(wl, "\n") != strings.Join(gl, "\n") || want.Stderr != got.Stderr || want.Code != got.Code {
 		t.Errorf("%q %q:\n got %q %q %d\nwant %q %q %d", env, args, gl, got.Stderr, got.Code, wl, want.Stderr, want.Code)
 	}
+	return want
 }
 
 // TestGeneratedOptionSyntax: random command lines of du's options, long
@@ -207,5 +209,61 @@ func TestGeneratedTimes(t *testing.T) {
 		}
 		env = append(env, "TZ="+zones[r.Intn(len(zones))])
 		sameRun(t, root, env, append(args, "d", "help"))
+	}
+}
+
+// TestGeneratedExclusion: random --exclude patterns (wildcards, brackets,
+// classes, ranges, escapes, characters of several bytes) and -X files
+// (trailing blanks, CR, blank lines, standard input), in the C locale
+// (bytes) and C.UTF-8 (characters, then bytes), against names of every
+// kind and against the operands themselves.
+func TestGeneratedExclusion(t *testing.T) {
+	needDu(t)
+	root := t.TempDir()
+	names := []string{"a", "ab", "b.c", "é", "éé", "ß", "中文", "A", "Z9", "[x]", "*", "a\\b", "\xff", "\xc3", "x y", "-", ".hid", "!", "^", "ü.txt"}
+	files := map[string]string{}
+	for _, n := range names {
+		files["t/"+n] = "file:100"
+		files["t/sub/"+n] = "file:10"
+	}
+	testtree.Build(t, root, files)
+	pieces := []string{"*", "?", "a", "b", "é", "ß", "中", "\xff", "\xc3", ".", "/", "\\", "\\*", "[", "]", "[!a]", "[^a]", "[a-c]", "[]a]",
+		"[[:alpha:]]", "[[:digit:]]", "[[:upper:]]", "[[:lower:]]", "[[:punct:]]", "[[:bogus:]]", "[é-ü]", "[a-", "[!é]", "[\\]]", "t", "sub", "x y", "[[:alpha:]", "[:", "-"}
+	r := rand.New(rand.NewSource(6))
+	pattern := func() string {
+		var b strings.Builder
+		for n := 1 + r.Intn(3); n > 0; n-- {
+			b.WriteString(pieces[r.Intn(len(pieces))])
+		}
+		return b.String()
+	}
+	excluding := 0
+	for i := 0; i < 250; i++ {
+		env := []string{"LC_ALL=" + []string{"C", "C.UTF-8"}[r.Intn(2)]}
+		args := []string{"-a"}
+		for n := 1 + r.Intn(2); n > 0; n-- {
+			if r.Intn(3) == 0 {
+				var lines []string
+				for k := r.Intn(4); k >= 0; k-- {
+					lines = append(lines, pattern()+[]string{"", " ", "\t", "\r", " \r ", ""}[r.Intn(6)])
+				}
+				lines = append(lines, []string{"", " ", "\n"}[r.Intn(3)])
+				file := filepath.Join(root, "x"+strconv.Itoa(i)+strconv.Itoa(n))
+				os.WriteFile(file, []byte(strings.Join(lines, "\n")), 0o644)
+				args = append(args, "-X", file)
+			} else {
+				args = append(args, "--exclude="+pattern())
+			}
+		}
+		ops := []string{"t"}
+		if r.Intn(3) == 0 {
+			ops = []string{"t/sub", "t/" + names[r.Intn(len(names))]}
+		}
+		if want := sameRun(t, root, env, append(args, ops...)); strings.Count(want.Stdout, "\n") < len(names)*2+2 {
+			excluding++
+		}
+	}
+	if excluding < 50 {
+		t.Errorf("only %d of the generated patterns exclude anything", excluding)
 	}
 }

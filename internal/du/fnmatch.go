@@ -24,12 +24,13 @@ func (x *Excluder) Empty() bool { return len(x.patterns) == 0 }
 
 // Match reports whether path is excluded.
 func (x *Excluder) Match(path string) bool {
+	wide := utf8Locale()
 	for _, p := range x.patterns {
-		if fnmatch(p, path) {
+		if fnmatch(p, path, wide) {
 			return true
 		}
 		for i := 0; i < len(path); i++ {
-			if path[i] == '/' && i+1 < len(path) && path[i+1] != '/' && fnmatch(p, path[i+1:]) {
+			if path[i] == '/' && i+1 < len(path) && path[i+1] != '/' && fnmatch(p, path[i+1:], wide) {
 				return true
 			}
 		}
@@ -37,115 +38,204 @@ func (x *Excluder) Match(path string) bool {
 	return false
 }
 
-// fnmatch is fnmatch(3) with flags 0.
-func fnmatch(pattern, name string) bool {
-	for len(pattern) > 0 {
-		switch pattern[0] {
-		case '*':
-			for len(pattern) > 0 && pattern[0] == '*' {
-				pattern = pattern[1:]
+// fnmatch is glibc's fnmatch(3) with flags 0. In a UTF-8 locale it
+// matches characters when pattern and name are both valid UTF-8, and
+// bytes when they are not or when characters do not match; in the C
+// locale, bytes.
+func fnmatch(pattern, name string, wide bool) bool {
+	if wide && utf8.ValidString(pattern) && utf8.ValidString(name) && matchUnits([]rune(pattern), []rune(name), true) {
+		return true
+	}
+	return matchUnits(byteUnits(pattern), byteUnits(name), false)
+}
+
+func byteUnits(s string) []rune {
+	u := make([]rune, len(s))
+	for i := 0; i < len(s); i++ {
+		u[i] = rune(s[i])
+	}
+	return u
+}
+
+// matchUnits matches characters (wide) or bytes.
+func matchUnits(p, n []rune, wide bool) bool {
+	for len(p) > 0 {
+		c := p[0]
+		p = p[1:]
+		switch c {
+		case '?':
+			if len(n) == 0 {
+				return false
 			}
-			if pattern == "" {
+			n = n[1:]
+		case '\\':
+			if len(p) == 0 {
+				return false // a trailing backslash matches nothing
+			}
+			c, p = p[0], p[1:]
+			if len(n) == 0 || n[0] != c {
+				return false
+			}
+			n = n[1:]
+		case '*':
+			for len(p) > 0 && (p[0] == '*' || p[0] == '?') {
+				if p[0] == '?' {
+					if len(n) == 0 {
+						return false
+					}
+					n = n[1:]
+				}
+				p = p[1:]
+			}
+			if len(p) == 0 {
 				return true
 			}
-			for i := 0; i <= len(name); i++ {
-				if fnmatch(pattern, name[i:]) {
+			for i := 0; i <= len(n); i++ {
+				if matchUnits(p, n[i:], wide) {
 					return true
 				}
 			}
 			return false
-		case '?':
-			if name == "" {
-				return false
-			}
-			_, n := utf8.DecodeRuneInString(name)
-			pattern, name = pattern[1:], name[n:]
 		case '[':
-			if name == "" {
+			if len(n) == 0 {
 				return false
 			}
-			r, n := utf8.DecodeRuneInString(name)
-			ok, rest, valid := matchBracket(pattern, r)
-			if !valid { // an unclosed '[' is an ordinary character
-				if name[0] != '[' {
+			in, rest, state := matchBracket(p, n[0], wide)
+			switch state {
+			case bracketNoMatch:
+				return false
+			case bracketOpen: // an unterminated '[' is an ordinary character
+				if n[0] != '[' {
 					return false
 				}
-				pattern, name = pattern[1:], name[1:]
+				n = n[1:]
 				continue
 			}
-			if !ok {
+			if !in {
 				return false
 			}
-			pattern, name = rest, name[n:]
-		case '\\':
-			if len(pattern) > 1 {
-				pattern = pattern[1:]
-			}
-			fallthrough
+			p, n = rest, n[1:]
 		default:
-			if name == "" || name[0] != pattern[0] {
+			if len(n) == 0 || n[0] != c {
 				return false
 			}
-			pattern, name = pattern[1:], name[1:]
+			n = n[1:]
 		}
 	}
-	return name == ""
+	return len(n) == 0
 }
 
-var classes = map[string]func(rune) bool{
-	"alnum": func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) },
-	"alpha": unicode.IsLetter, "digit": unicode.IsDigit, "lower": unicode.IsLower,
-	"upper": unicode.IsUpper, "space": unicode.IsSpace, "punct": unicode.IsPunct,
-	"print": unicode.IsPrint, "graph": func(r rune) bool { return unicode.IsGraphic(r) && !unicode.IsSpace(r) },
-	"cntrl": unicode.IsControl, "blank": func(r rune) bool { return r == ' ' || r == '\t' },
-	"xdigit": func(r rune) bool { return strings.ContainsRune("0123456789abcdefABCDEF", r) },
-}
+const (
+	bracketDone    = iota
+	bracketOpen    // no closing ']': '[' is literal
+	bracketNoMatch // ill-formed (an unknown class, "[a-"): no match
+)
 
-// matchBracket matches r against the bracket expression at the start of
-// p; it returns whether r matched, the pattern after the expression, and
-// whether the expression was closed.
-func matchBracket(p string, r rune) (matched bool, rest string, valid bool) {
-	i := 1
-	negate := false
-	if i < len(p) && (p[i] == '!' || p[i] == '^') {
-		negate = true
+// matchBracket matches c against the bracket expression whose text
+// (after '[') is p, as glibc does: '!' (or '^' unless POSIXLY_CORRECT)
+// negates, a ']' first is literal, '\' quotes, [:class:], ranges by value.
+func matchBracket(p []rune, c rune, wide bool) (in bool, rest []rune, state int) {
+	negate := len(p) > 0 && (p[0] == '!' || p[0] == '^' && os.Getenv("POSIXLY_CORRECT") == "")
+	if negate {
+		p = p[1:]
+	}
+	matched := false
+	for i := 0; ; {
+		if i == len(p) {
+			return false, nil, bracketOpen
+		}
+		e := p[i]
 		i++
-	}
-	first := true
-	for i < len(p) {
-		if p[i] == ']' && !first {
-			return matched != negate, p[i+1:], true
-		}
-		first = false
-		if strings.HasPrefix(p[i:], "[:") {
-			if end := strings.Index(p[i+2:], ":]"); end >= 0 {
-				if f, ok := classes[p[i+2:i+2+end]]; ok && f(r) {
+		if e == '\\' {
+			if i == len(p) {
+				return false, nil, bracketNoMatch
+			}
+			e = p[i]
+			i++
+		} else if e == '[' && i < len(p) && p[i] == ':' {
+			if name, end, ok := className(p, i); ok {
+				f, known := classes[name]
+				switch {
+				case !known && !matched: // once matched, glibc only skips
+					return false, nil, bracketNoMatch
+				case known && f(c, wide):
 					matched = true
 				}
-				i += end + 4
+				i = end
+				if i < len(p) && p[i] == ']' {
+					return matched != negate, p[i+1:], bracketDone
+				}
 				continue
 			}
 		}
-		if p[i] == '\\' && i+1 < len(p) {
-			i++
-		}
-		lo, n := utf8.DecodeRuneInString(p[i:])
-		i += n
-		hi := lo
 		if i+1 < len(p) && p[i] == '-' && p[i+1] != ']' {
-			i++
-			if p[i] == '\\' && i+1 < len(p) {
+			hi := p[i+1]
+			i += 2
+			if hi == '\\' {
+				if i == len(p) {
+					return false, nil, bracketNoMatch
+				}
+				hi = p[i]
 				i++
 			}
-			hi, n = utf8.DecodeRuneInString(p[i:])
-			i += n
+			if e <= c && c <= hi {
+				matched = true
+			}
+		} else {
+			if e == c {
+				matched = true
+			}
+			if i+1 == len(p) && p[i] == '-' { // "[a-": a range to nothing
+				return false, nil, bracketNoMatch
+			}
 		}
-		if lo <= r && r <= hi {
-			matched = true
+		if i < len(p) && p[i] == ']' {
+			return matched != negate, p[i+1:], bracketDone
 		}
 	}
-	return false, p, false
 }
+
+// className reads "[:name:]" starting at the ':' at p[i]; ok is false
+// when it is not one (a character outside a..y), which is then literal.
+func className(p []rune, i int) (string, int, bool) {
+	for j := i + 1; j < len(p); j++ {
+		if p[j] == ':' && j+1 < len(p) && p[j+1] == ']' {
+			return string(p[i+1 : j]), j + 2, true
+		}
+		if p[j] < 'a' || p[j] >= 'z' {
+			return "", 0, false
+		}
+	}
+	return "", 0, false
+}
+
+// classes are the character classes: ASCII in the C locale and for bytes,
+// Unicode's in a UTF-8 locale.
+var classes = map[string]func(r rune, wide bool) bool{
+	"alpha": func(r rune, w bool) bool { return asciiAlpha(r) || w && r > 0x7f && unicode.IsLetter(r) },
+	"digit": func(r rune, _ bool) bool { return '0' <= r && r <= '9' },
+	"alnum": func(r rune, w bool) bool {
+		return asciiAlpha(r) || '0' <= r && r <= '9' || w && r > 0x7f && unicode.IsLetter(r)
+	},
+	"upper": func(r rune, w bool) bool { return 'A' <= r && r <= 'Z' || w && r > 0x7f && unicode.IsUpper(r) },
+	"lower": func(r rune, w bool) bool { return 'a' <= r && r <= 'z' || w && r > 0x7f && unicode.IsLower(r) },
+	"space": func(r rune, w bool) bool {
+		return r == ' ' || '\t' <= r && r <= '\r' || w && r > 0x7f && unicode.IsSpace(r) && r != 0xa0 && r != 0x2007 && r != 0x202f && r != 0x85
+	},
+	"blank": func(r rune, w bool) bool {
+		return r == ' ' || r == '\t' || w && r > 0x7f && unicode.Is(unicode.Zs, r) && r != 0xa0 && r != 0x2007 && r != 0x202f
+	},
+	"punct": func(r rune, w bool) bool {
+		return r < 0x7f && r > ' ' && !asciiAlpha(r) && !('0' <= r && r <= '9') ||
+			w && r > 0x7f && (unicode.IsPunct(r) || unicode.IsSymbol(r))
+	},
+	"print":  func(r rune, w bool) bool { return ' ' <= r && r < 0x7f || w && r > 0x9f && unicode.IsPrint(r) },
+	"graph":  func(r rune, w bool) bool { return ' ' < r && r < 0x7f || w && r > 0x9f && unicode.IsGraphic(r) && !unicode.IsSpace(r) },
+	"cntrl":  func(r rune, w bool) bool { return r < ' ' || r == 0x7f || w && 0x80 <= r && r <= 0x9f },
+	"xdigit": func(r rune, _ bool) bool { return '0' <= r && r <= '9' || 'a' <= r && r <= 'f' || 'A' <= r && r <= 'F' },
+}
+
+func asciiAlpha(r rune) bool { return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' }
 
 // AddFile adds the patterns of file (standard input for "-"), one a line,
 // as du reads -X: trailing white space is dropped from each line, and
