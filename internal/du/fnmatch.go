@@ -229,8 +229,10 @@ var classes = map[string]func(r rune, wide bool) bool{
 		return r < 0x7f && r > ' ' && !asciiAlpha(r) && !('0' <= r && r <= '9') ||
 			w && r > 0x7f && (unicode.IsPunct(r) || unicode.IsSymbol(r))
 	},
-	"print":  func(r rune, w bool) bool { return ' ' <= r && r < 0x7f || w && r > 0x9f && unicode.IsPrint(r) },
-	"graph":  func(r rune, w bool) bool { return ' ' < r && r < 0x7f || w && r > 0x9f && unicode.IsGraphic(r) && !unicode.IsSpace(r) },
+	"print": func(r rune, w bool) bool { return ' ' <= r && r < 0x7f || w && r > 0x9f && unicode.IsPrint(r) },
+	"graph": func(r rune, w bool) bool {
+		return ' ' < r && r < 0x7f || w && r > 0x9f && unicode.IsGraphic(r) && !unicode.IsSpace(r)
+	},
 	"cntrl":  func(r rune, w bool) bool { return r < ' ' || r == 0x7f || w && 0x80 <= r && r <= 0x9f },
 	"xdigit": func(r rune, _ bool) bool { return '0' <= r && r <= '9' || 'a' <= r && r <= 'f' || 'A' <= r && r <= 'F' },
 }
