@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"syscall"
@@ -104,6 +105,7 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 		CountLinks:     o.CountLinks,
 		OneFileSystem:  o.OneFileSystem,
 		HashAll:        len(operands) > 1 || o.Files0From != "",
+		CheckFiles:     laterFileOperand(operands, o.Deref != DerefNone),
 		ListFiles:      o.All,
 		MaxDepth:       o.MaxDepth,
 		FollowOperands: o.Deref != DerefNone,
@@ -208,6 +210,21 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 	return status
 }
 
+// laterFileOperand reports whether an operand after the first is not a
+// directory (as given, or followed): it may have been counted under an
+// earlier operand, so every file must be remembered from the start.
+func laterFileOperand(operands []string, follow bool) bool {
+	for _, op := range operands[min(1, len(operands)):] {
+		var st syscall.Stat_t
+		if syscall.Lstat(op, &st) == nil && st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+			if !follow || syscall.Stat(op, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // value is the number a line shows for t, before scaling: inodes, apparent
 // bytes or allocated bytes.
 func (o *Options) value(t walk.Totals) uint64 {
@@ -215,16 +232,19 @@ func (o *Options) value(t walk.Totals) uint64 {
 	case o.Inodes:
 		return uint64(t.Inodes)
 	case o.Apparent:
-		if t.Bytes < 0 {
-			return 0
-		}
+		// du sums sizes as unsigned 64-bit numbers: read so, godu's sums
+		// are du's up to 2^64-1 (where du, saturating, stops).
 		return uint64(t.Bytes)
 	}
 	return uint64(t.Blocks) * 512
 }
 
 func (o *Options) line(out *bufio.Writer, v uint64, tm int64, path string, end byte) {
-	out.WriteString(o.Block.Format(v))
+	if v == math.MaxUint64 { // du's sums saturate there
+		out.WriteString("Infinity")
+	} else {
+		out.WriteString(o.Block.Format(v))
+	}
 	out.WriteByte('\t')
 	if o.Time != 0 {
 		out.WriteString(Strftime(o.TimeFormat, o.zone.In(time.Unix(0, tm))))

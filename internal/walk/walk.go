@@ -60,6 +60,10 @@ type Options struct {
 	// that an operand repeated or nested in another counts once (GNU du
 	// does this whenever it has several operands).
 	HashAll bool
+	// CheckFiles, with HashAll, looks every file up in the set from the
+	// start, not only once a file operand was met: needed when a later
+	// operand may be a file already counted under an earlier one.
+	CheckFiles bool
 	// ListFiles reports files as well as directories (du -a).
 	ListFiles bool
 	// MaxDepth is the deepest level reported (the operand is level 0);
@@ -214,7 +218,7 @@ func New(opts Options) *Walker {
 	}
 	w := &Walker{opts: opts, set: inodeset.New(shards)}
 	// Following symlinks, a file with one link may be reached twice.
-	w.checkAll.Store(opts.FollowAll)
+	w.checkAll.Store(opts.FollowAll || opts.HashAll && opts.CheckFiles)
 	return w
 }
 
