@@ -84,3 +84,39 @@ func TestGeneratedHugeSums(t *testing.T) {
 		t.Errorf("2^64-1 in total: %q", got.Stdout)
 	}
 }
+
+// TestGeneratedQuoting: names and arguments of random bytes and
+// characters (controls, quotes, shell metacharacters, accents, CJK,
+// format characters, invalid UTF-8) in messages, under locales that are
+// installed, spelled in other ways, or missing (then du quotes as in C).
+func TestGeneratedQuoting(t *testing.T) {
+	needDu(t)
+	root := t.TempDir()
+	pieces := []string{"a", " ", "'", "\"", "\\", "$", "`", "!", "*", "\n", "\t", "\x01", "\x7f", "é", "中", "\u00a0", "\u200b", "\u00ad",
+		"\u0301", "\U0001F600", "\xff", "\xc3", "\xe2\x80", "~", "#", "=", "%", "-", "{}", "\u2018", "\u2019", "\u2028", "\u0085", "\ue000"}
+	locales := [][]string{{"LC_ALL=C"}, {"LC_ALL=C.UTF-8"}, {"LC_ALL=C.utf8"}, {"LC_ALL=en_US.UTF-8"}, {"LC_ALL=", "LANG=C.UTF-8"},
+		{"LC_ALL=", "LC_CTYPE=C.UTF-8", "LANG=C"}, {"LC_ALL=", "LANG=C.UTF-8", "LC_TIME=xx_YY.UTF-8"}, {"LC_ALL=POSIX"}, {"LC_ALL=C.UTF-8@euro"}}
+	r := rand.New(rand.NewSource(9))
+	word := func() string {
+		var b strings.Builder
+		for n := 1 + r.Intn(4); n > 0; n-- {
+			b.WriteString(pieces[r.Intn(len(pieces))])
+		}
+		return b.String()
+	}
+	for i := 0; i < 200; i++ {
+		env := locales[r.Intn(len(locales))]
+		var args []string
+		switch r.Intn(4) {
+		case 0:
+			args = []string{"-d", word()}
+		case 1:
+			args = []string{"--time=" + word()}
+		case 2:
+			args = []string{"-X", "missing" + word()}
+		default:
+			args = []string{"-s", "missing" + word(), "missing" + word()}
+		}
+		sameRun(t, root, env, args)
+	}
+}

@@ -320,13 +320,3 @@ func (o *Options) readFiles0(stderr io.Writer) (ops []string, invalid map[int]st
 	}
 	return ops, invalid, true
 }
-
-// QuoteFileName quotes a name only where the shell would need it (du's
-// quotef).
-func QuoteFileName(s string) string {
-	q := Quote(s)
-	if q == "'"+s+"'" && !strings.ContainsAny(s, " \t\n'\"\\$`*?[]#~=%|&;<>(){}!") {
-		return s
-	}
-	return q
-}

@@ -26,7 +26,7 @@ func TestQuoteName(t *testing.T) {
 		{`it's"`, `'it'\''s"'`, true},
 		{"a`b", "'a`b'", true},
 	} {
-		if got := quoteName(c.in, c.utf8); got != c.want {
+		if got := quoteIn(c.in, shellEscapeAlways, c.utf8); got != c.want {
 			t.Errorf("quote(%q, utf8=%v) = %s, want %s", c.in, c.utf8, got, c.want)
 		}
 	}

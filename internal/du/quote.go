@@ -1,151 +1,241 @@
 package du
 
 import (
-	"os"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
-// utf8Locale reports whether the C library's character locale, as du would
-// resolve it from the environment, is UTF-8. It decides which bytes of a
-// file name are printable in messages and which quotes surround words.
-func utf8Locale() bool {
-	for _, v := range []string{"LC_ALL", "LC_CTYPE", "LANG"} {
-		if s := os.Getenv(v); s != "" {
-			s = strings.ToLower(s)
-			return strings.Contains(s, "utf-8") || strings.Contains(s, "utf8")
-		}
-	}
-	return false
+// Quoting of names and words in messages, as du's quote (locale style),
+// quotef (shell-escape: quotes only when the shell needs them) and quoteaf
+// (shell-escape-always) do. Control characters and bytes that do not
+// print in the locale become C escapes, in $'...' for the shell styles.
+
+// Quote quotes a file name as du's quoteaf: always quoted.
+func Quote(s string) string { return quoteStyled(s, shellEscapeAlways) }
+
+// QuoteFileName quotes a file name only where the shell would need it
+// (du's quotef).
+func QuoteFileName(s string) string { return quoteStyled(s, shellEscape) }
+
+// QuoteWord quotes an argument as du's quote(): typographic quotes in a
+// UTF-8 locale, apostrophes otherwise, with C escapes.
+func QuoteWord(s string) string { return quoteStyled(s, localeStyle) }
+
+type quoteStyle int
+
+const (
+	localeStyle quoteStyle = iota
+	shellEscape
+	shellEscapeAlways
+	cStyle
+)
+
+// quoter is one pass over a string; a shell-style pass that meets a
+// single quote may be run again (pass 2), keeping the state the first
+// pass ended in, as gnulib's quotearg does.
+type quoter struct {
+	b                strings.Builder
+	shell            bool // the shell styles
+	elide            bool // quotef: no outer quotes unless needed
+	closeQuote       string
+	pendingEnd       bool // inside $'...', to be closed before a printable
+	sawQuote, compat bool // a ' met; every character fits "..." quoting
 }
 
-// Quote quotes a file name for a message as du does (gnulib's
-// shell-escape-always style): always quoted, usable as shell input, with
-// control characters and bytes that are not printable in the locale
-// written as $'\ooo' escapes.
-func Quote(s string) string { return quoteName(s, utf8Locale()) }
+func quoteStyled(s string, style quoteStyle) string { return quoteIn(s, style, utf8Locale()) }
 
-func quoteName(s string, utf8ok bool) string {
-	printable := func(i int) (int, bool) { // width of the character at i, and whether it prints
+// quoteIn quotes s in a UTF-8 locale or not.
+func quoteIn(s string, style quoteStyle, utf8ok bool) string {
+	if style == shellEscape {
+		if out, ok := quotePass(s, style, utf8ok, nil); ok {
+			return out
+		}
+		style = shellEscapeAlways
+	}
+	out, _ := quotePass(s, style, utf8ok, nil)
+	return out
+}
+
+// quotePass runs one pass; ok is false when quotef must quote after all.
+func quotePass(s string, style quoteStyle, utf8ok bool, again *quoter) (out string, ok bool) {
+	q := &quoter{compat: true}
+	if again != nil {
+		q.pendingEnd, q.sawQuote = again.pendingEnd, again.sawQuote
+	}
+	switch style {
+	case localeStyle:
+		q.closeQuote = "'"
+		open := "'"
+		if utf8ok {
+			open, q.closeQuote = "\u2018", "\u2019"
+		}
+		q.b.WriteString(open)
+	case cStyle:
+		q.b.WriteByte('"')
+		q.closeQuote = `"`
+	case shellEscape:
+		q.shell, q.elide = true, true
+	case shellEscapeAlways:
+		q.shell = true
+		q.b.WriteByte('\'')
+		q.closeQuote = "'"
+	}
+	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c < 0x80 {
-			return 1, c >= 0x20 && c < 0x7f
-		}
-		if !utf8ok {
-			return 1, false
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n <= 1 {
-			return 1, false
-		}
-		return n, unicode.IsPrint(r)
-	}
-	escapes := false
-	for i := 0; i < len(s); {
-		n, ok := printable(i)
-		if !ok {
-			escapes = true
-			break
-		}
-		i += n
-	}
-	if !escapes {
-		if !strings.Contains(s, "'") {
-			return "'" + s + "'"
-		}
-		if !strings.ContainsAny(s, "$`\\\"!") {
-			return `"` + s + `"`
-		}
-		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-	}
-	var b strings.Builder
-	b.WriteByte('\'')
-	inEsc := false
-	for i := 0; i < len(s); {
-		n, ok := printable(i)
-		if ok {
-			if inEsc {
-				b.WriteString("''")
-				inEsc = false
+		escaping := false
+		charCompat := false
+		rightQuote := !q.shell && q.closeQuote != "" && strings.HasPrefix(s[i:], q.closeQuote)
+		escape := func(e string) {
+			if q.shell && !q.pendingEnd {
+				q.b.WriteString("'$'")
+				q.pendingEnd = true
 			}
-			if s[i] == '\'' {
-				b.WriteString(`'\''`)
-			} else {
-				b.WriteString(s[i : i+n])
+			q.b.WriteString(`\` + e)
+			escaping = true
+		}
+		store := func(s string) {
+			if q.pendingEnd && !escaping {
+				q.b.WriteString("''")
+				q.pendingEnd = false
 			}
-			i += n
-			continue
+			q.b.WriteString(s)
 		}
-		if !inEsc {
-			b.WriteString("'$'")
-			inEsc = true
-		}
-		for _, c := range []byte(s[i : i+n]) {
-			b.WriteString(cEscape(c))
-		}
-		i += n
-	}
-	b.WriteByte('\'')
-	return b.String()
-}
-
-func cEscape(c byte) string {
-	switch c {
-	case '\a':
-		return `\a`
-	case '\b':
-		return `\b`
-	case '\f':
-		return `\f`
-	case '\n':
-		return `\n`
-	case '\r':
-		return `\r`
-	case '\t':
-		return `\t`
-	case '\v':
-		return `\v`
-	}
-	o := strconv.FormatInt(int64(c), 8)
-	return `\` + strings.Repeat("0", 3-len(o)) + o
-}
-
-// QuoteWord quotes an argument in a message the way du's quote() does
-// (gnulib's locale style): typographic quotes in a UTF-8 locale, ASCII
-// ones otherwise, with C escapes for what does not print and for the
-// backslash and the closing quote.
-func QuoteWord(s string) string {
-	utf8ok := utf8Locale()
-	left, right := "'", "'"
-	if utf8ok {
-		left, right = "\u2018", "\u2019"
-	}
-	var b strings.Builder
-	b.WriteString(left)
-	for i := 0; i < len(s); {
-		c := s[i]
 		switch {
-		case c == '\\':
-			b.WriteString(`\\`)
-		case c == '\'' && !utf8ok:
-			b.WriteString(`\'`)
-		case c >= 0x20 && c < 0x7f:
-			b.WriteByte(c)
-		case c >= 0x80 && utf8ok:
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if r != utf8.RuneError && unicode.IsPrint(r) {
-				b.WriteString(s[i : i+n])
-				i += n
-				continue
+		case c == '{' || c == '}':
+			if len(s) == 1 {
+				if q.elide {
+					return "", false
+				}
+				charCompat = true
 			}
-			b.WriteString(cEscape(c))
+			store(string(c))
+		case c == '#' || c == '~':
+			if i == 0 {
+				if q.elide {
+					return "", false
+				}
+				charCompat = true
+			}
+			store(string(c))
+		case c == ' ':
+			if q.elide {
+				return "", false
+			}
+			charCompat = true
+			store(" ")
+		case strings.IndexByte("!\"$&()*;<=>[^`|", c) >= 0:
+			if q.elide && q.shell {
+				return "", false
+			}
+			if rightQuote { // '"' closing c-style quotes
+				escape(string(c))
+				break
+			}
+			store(string(c))
+		case c == '?':
+			if q.elide {
+				return "", false
+			}
+			store("?")
+		case c == '\'':
+			q.sawQuote, charCompat = true, true
+			switch {
+			case q.shell && q.elide:
+				return "", false
+			case q.shell:
+				q.b.WriteString(`'\'`)
+				q.pendingEnd = false
+				store("'")
+			case rightQuote:
+				escape("'")
+			default:
+				store("'")
+			}
+		case c == '\\':
+			switch {
+			case q.shell && q.elide:
+				return "", false
+			case q.shell:
+				store(`\`)
+			default:
+				escape(`\`)
+			}
+		case strings.IndexByte("\n\r\t", c) >= 0:
+			if q.elide {
+				return "", false
+			}
+			escape(string("nrt"[strings.IndexByte("\n\r\t", c)]))
+		case strings.IndexByte("\a\b\f\v", c) >= 0:
+			if q.elide {
+				return "", false
+			}
+			escape(string("abfv"[strings.IndexByte("\a\b\f\v", c)]))
+		case strings.IndexByte("%+,-./0123456789:]_", c) >= 0 || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+			charCompat = true
+			store(string(c))
 		default:
-			b.WriteString(cEscape(c))
+			n, printable := 1, c >= 0x20 && c < 0x7f
+			if c >= 0x80 && utf8ok {
+				n, printable = multibyte(s[i:])
+			}
+			charCompat = printable
+			if n == 1 && printable {
+				store(string(c))
+				break
+			}
+			if !printable && q.elide {
+				return "", false
+			}
+			for j := 0; j < n; j++ {
+				b := s[i+j]
+				switch {
+				case !printable:
+					escape(string([]byte{'0' + b>>6, '0' + b>>3&7, '0' + b&7}))
+				case j == 0 && rightQuote:
+					q.b.WriteByte('\\')
+					store(s[i : i+1])
+				default:
+					store(s[i+j : i+j+1])
+				}
+			}
+			i += n - 1
 		}
-		i++
+		if !charCompat {
+			q.compat = false
+		}
 	}
-	b.WriteString(right)
-	return b.String()
+	if q.elide && q.b.Len() == 0 {
+		return "", false
+	}
+	if q.shell && !q.elide && q.sawQuote && again == nil {
+		if q.compat {
+			return quotePass(s, cStyle, utf8ok, nil)
+		}
+		return quotePass(s, style, utf8ok, q)
+	}
+	q.b.WriteString(q.closeQuote)
+	return q.b.String(), true
+}
+
+// multibyte is the length of the UTF-8 character at the start of s, as
+// mbrtowc sees it (an incomplete one runs to the end of s, an invalid
+// byte is one), and whether it prints.
+func multibyte(s string) (int, bool) {
+	r, n := utf8.DecodeRuneInString(s)
+	if r != utf8.RuneError || n > 1 {
+		return n, wprint(r)
+	}
+	if !utf8.FullRuneInString(s) {
+		return len(s), false
+	}
+	return 1, false
+}
+
+// wprint is iswprint in the C library's UTF-8 locales: every assigned
+// character but controls and the line and paragraph separators, private
+// use included. (Characters assigned after Unicode 14, which the C
+// library here does not know, print in godu.)
+func wprint(r rune) bool {
+	return unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Zs, unicode.Cf, unicode.Co)
 }
