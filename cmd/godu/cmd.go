@@ -82,7 +82,7 @@ func optionTable() []option {
 	return []option{
 		{long: "all", short: 'a', usage: "write counts for all files, not just directories", apply: set(func(s *settings) { s.o.All = true })},
 		{long: "apparent-size", usage: "print apparent sizes rather than device usage", apply: set(func(s *settings) { s.apparent = true })},
-		{long: "block-size", short: 'B', arg: requiredArgument, usage: "scale sizes by SIZE before printing them", apply: blockSize},
+		{long: "block-size", argName: "SIZE", short: 'B', arg: requiredArgument, usage: "scale sizes by SIZE before printing them", apply: blockSize},
 		{long: "bytes", short: 'b', usage: "equivalent to '--apparent-size --block-size=1'", apply: set(func(s *settings) {
 			s.apparent = true
 			s.o.Block = du.BlockSize{Size: 1}
@@ -90,24 +90,24 @@ func optionTable() []option {
 		{long: "count-links", short: 'l', usage: "count sizes many times if hard linked", apply: set(func(s *settings) { s.o.CountLinks = true })},
 		{long: "dereference", short: 'L', usage: "dereference all symbolic links", apply: deref(du.DerefAll)},
 		{long: "dereference-args", short: 'D', usage: "dereference only symlinks that are listed on the command line", apply: deref(du.DerefArgs)},
-		{long: "exclude", arg: requiredArgument, usage: "exclude files that match PATTERN", apply: func(s *settings, arg, _ string) error {
+		{long: "exclude", argName: "PATTERN", arg: requiredArgument, usage: "exclude files that match PATTERN", apply: func(s *settings, arg, _ string) error {
 			s.o.Exclude.Add(arg)
 			return nil
 		}},
-		{long: "exclude-from", short: 'X', arg: requiredArgument, usage: "exclude files that match any pattern in FILE", apply: func(s *settings, arg, _ string) error {
+		{long: "exclude-from", argName: "FILE", short: 'X', arg: requiredArgument, usage: "exclude files that match any pattern in FILE", apply: func(s *settings, arg, _ string) error {
 			if err := s.o.Exclude.AddFile(arg, s.stdin); err != nil {
 				return &softError{du.QuoteFileName(arg) + ": " + du.ErrorText(err)}
 			}
 			return nil
 		}},
-		{long: "files0-from", arg: requiredArgument, usage: "summarize device usage of the NUL-terminated file names specified in file F; if F is -, then read names from standard input", apply: func(s *settings, arg, _ string) error {
+		{long: "files0-from", argName: "F", arg: requiredArgument, usage: "summarize device usage of the NUL-terminated file names specified in file F; if F is -, then read names from standard input", apply: func(s *settings, arg, _ string) error {
 			s.o.Files0From = arg
 			return nil
 		}},
 		{long: "human-readable", short: 'h', usage: "print sizes in human readable format (e.g., 1K 234M 2G)", apply: set(func(s *settings) { s.o.Block, _ = du.ParseBlockSize("human-readable") })},
 		{long: "inodes", usage: "list inode usage information instead of block usage", apply: set(func(s *settings) { s.o.Inodes = true })},
 		{long: "si", usage: "like -h, but use powers of 1000 not 1024", apply: set(func(s *settings) { s.o.Block, _ = du.ParseBlockSize("si") })},
-		{long: "max-depth", short: 'd', arg: requiredArgument, usage: "print the total for a directory only if it is N or fewer levels below the command line argument", apply: func(s *settings, arg, _ string) error {
+		{long: "max-depth", argName: "N", short: 'd', arg: requiredArgument, usage: "print the total for a directory only if it is N or fewer levels below the command line argument", apply: func(s *settings, arg, _ string) error {
 			d, ok := du.ParseMaxDepth(arg)
 			if !ok {
 				return &softError{"invalid maximum depth " + du.QuoteWord(arg)}
@@ -121,7 +121,7 @@ func optionTable() []option {
 		{long: "separate-dirs", short: 'S', usage: "for directories do not include size of subdirectories", apply: set(func(s *settings) { s.o.SeparateDirs = true })},
 		{long: "summarize", short: 's', usage: "display only a total for each argument", apply: set(func(s *settings) { s.summarize = true })},
 		{long: "total", short: 'c', usage: "produce a grand total", apply: set(func(s *settings) { s.o.Total = true })},
-		{long: "threshold", short: 't', arg: requiredArgument, usage: "exclude entries smaller than SIZE if positive, or entries greater than SIZE if negative", apply: func(s *settings, arg, spelling string) error {
+		{long: "threshold", argName: "SIZE", short: 't', arg: requiredArgument, usage: "exclude entries smaller than SIZE if positive, or entries greater than SIZE if negative", apply: func(s *settings, arg, spelling string) error {
 			t, e := du.ParseThreshold(arg)
 			if e != du.NumOK {
 				return fatalErr(e.Message(spelling, arg))
@@ -132,7 +132,7 @@ func optionTable() []option {
 			s.o.Threshold = t
 			return nil
 		}},
-		{long: "time", arg: optionalArgument, usage: "show time of the last modification of any file in the directory, or any of its subdirectories; WORD: atime, access, use, ctime or status", apply: func(s *settings, arg, spelling string) error {
+		{long: "time", argName: "WORD", arg: optionalArgument, usage: "show time of the last modification of any file in the directory, or any of its subdirectories; WORD: atime, access, use, ctime or status", apply: func(s *settings, arg, spelling string) error {
 			s.timeSet = true
 			s.o.Time = bulk.MTime
 			if spelling == "" {
@@ -145,7 +145,7 @@ func optionTable() []option {
 			s.o.Time = m
 			return nil
 		}},
-		{long: "time-style", arg: requiredArgument, usage: "show times using STYLE: full-iso, long-iso, iso, +FORMAT (default: long-iso)", apply: func(s *settings, arg, _ string) error {
+		{long: "time-style", argName: "STYLE", arg: requiredArgument, usage: "show times using STYLE: full-iso, long-iso, iso, +FORMAT (default: long-iso)", apply: func(s *settings, arg, _ string) error {
 			s.timeStyle, s.timeStyleSet = arg, true
 			return nil
 		}},
@@ -158,7 +158,7 @@ func optionTable() []option {
 		{long: "stats", godu: true, usage: "godu: print counts, errors, time and rate on stderr at the end", apply: set(func(s *settings) { s.o.Stats = true })},
 		{long: "progress", godu: true, usage: "godu: show a progress line on stderr even when it is not a terminal", apply: set(func(s *settings) { s.progress = 1 })},
 		{long: "no-progress", godu: true, usage: "godu: never show the progress line (default: shown on a terminal after half a second)", apply: set(func(s *settings) { s.progress = -1 })},
-		{long: "jobs", short: 'j', godu: true, arg: requiredArgument, usage: fmt.Sprintf("godu: walk with at most N workers (default: %d)", walk.DefaultJobs()), apply: func(s *settings, arg, _ string) error {
+		{long: "jobs", argName: "N", short: 'j', godu: true, arg: requiredArgument, usage: fmt.Sprintf("godu: walk with at most N workers (default: %d)", walk.DefaultJobs()), apply: func(s *settings, arg, _ string) error {
 			n, err := strconv.Atoi(arg)
 			if err != nil {
 				return usageErr("invalid number of jobs " + du.QuoteWord(arg))
@@ -166,7 +166,7 @@ func optionTable() []option {
 			s.o.Jobs = n
 			return nil
 		}},
-		{long: "completion", godu: true, arg: requiredArgument, usage: "godu: print a completion script for SHELL (bash, zsh, fish, powershell) and exit", apply: func(s *settings, arg, _ string) error {
+		{long: "completion", argName: "SHELL", godu: true, arg: requiredArgument, usage: "godu: print a completion script for SHELL (bash, zsh, fish, powershell) and exit", apply: func(s *settings, arg, _ string) error {
 			s.completion = arg
 			return nil
 		}},
@@ -232,7 +232,7 @@ func parse(prog string, args []string, stdout, stderr io.Writer) (*settings, []s
 			helpCommand(prog, table, stdout, stderr).Help()
 			return nil, nil, &exitError{}
 		case "version":
-			fmt.Fprintf(stdout, "%s %s (%s build)\n", prog, version, bulk.Variant)
+			fmt.Fprintf(stdout, "godu %s (%s build)\n", version, bulk.Variant)
 			return nil, nil, &exitError{}
 		}
 		spelling := ev.spelling

@@ -25,7 +25,9 @@ type option struct {
 	godu   bool // godu's own: never changes what a du command line means
 	hidden bool
 	usage  string
-	apply  func(s *settings, arg, spelling string) error // spelling is "" when no argument was given
+	// argName names the argument in the help (SIZE, N, ...).
+	argName string
+	apply   func(s *settings, arg, spelling string) error // spelling is "" when no argument was given
 }
 
 // event is what the parser met, in command-line order: an option (with its

@@ -65,9 +65,9 @@ func printHelp(w io.Writer, prog string, c *cobra.Command, table []option) {
 			n := "--" + o.long
 			switch o.arg {
 			case requiredArgument:
-				n += "=ARG"
+				n += "=" + o.argName
 			case optionalArgument:
-				n += "[=WORD]"
+				n += "[=" + o.argName + "]"
 			}
 			names = append(names, n)
 		}

@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	manOption = &option{long: "generate-man", godu: true, hidden: true, arg: requiredArgument,
+	manOption = &option{long: "generate-man", argName: "DIR", godu: true, hidden: true, arg: requiredArgument,
 		usage: "write the man page to DIR", apply: func(s *settings, arg, _ string) error {
 			s.manDir = arg
 			return nil
