@@ -37,6 +37,13 @@ func invoke(t *testing.T, dir string, env []string, name string, args []string) 
 	return testtree.Result{Stdout: o.String(), Stderr: e.String(), Code: code}
 }
 
+// seedOffset shifts the generators' fixed seeds by $GODU_TEST_SEED, to
+// explore more cases by hand; the suite runs with 0.
+func seedOffset() int64 {
+	n, _ := strconv.ParseInt(os.Getenv("GODU_TEST_SEED"), 10, 64)
+	return n
+}
+
 // grammarTree has no hard links and no subdirectories below its
 // operands' children, and the generated cases use no apparent sizes, so
 // du 9.1 and 9.2+ print the same figures.
@@ -74,7 +81,7 @@ func TestGeneratedOptionSyntax(t *testing.T) {
 		"one-file-system", "separate-dirs", "summarize", "total", "threshold=1", "time", "time=ctime", "time-style=iso",
 		"foo", "block-size", "max-depth", "time=atime", "summarize=x", "null=", "h", "s", "d", "t", "e", "n", "de", "ex", "x=1"}
 	words := []string{"d", "help", "completion", "__complete", "-", "--", "nope", "-s=x", "-d0", "-sd", "1", "-q", "-t", "-Bk", "-0", "-cS", "-D", "-HLP", "-X", "pats", "-k", "-m", "-lx"}
-	r := rand.New(rand.NewSource(3))
+	r := rand.New(rand.NewSource(3 + seedOffset()))
 	for i := 0; i < 300; i++ {
 		var args []string
 		for n := r.Intn(5); n >= 0; n-- {
@@ -120,7 +127,7 @@ func helpOrVersion(args []string) bool {
 func TestGeneratedNumbers(t *testing.T) {
 	needDu(t)
 	root := grammarTree(t)
-	r := rand.New(rand.NewSource(4))
+	r := rand.New(rand.NewSource(4 + seedOffset()))
 	number := func() string {
 		var b strings.Builder
 		b.WriteString([]string{"", "", " ", "\t", "'"}[r.Intn(5)])
@@ -132,7 +139,7 @@ func TestGeneratedNumbers(t *testing.T) {
 		b.WriteString([]string{"", "", "", "B", "iB", "D", "i", "BB", "x"}[r.Intn(9)])
 		return b.String()
 	}
-	for i := 0; i < 300; i++ {
+	for i := 0; i < 400; i++ {
 		var args, env []string
 		for n := 1 + r.Intn(2); n > 0; n-- {
 			switch r.Intn(7) {
@@ -152,6 +159,12 @@ func TestGeneratedNumbers(t *testing.T) {
 				env = append(env, []string{"DU_BLOCK_SIZE", "BLOCK_SIZE", "BLOCKSIZE"}[r.Intn(3)]+"="+number())
 			}
 		}
+		if r.Intn(4) == 0 {
+			args = append(args, []string{"-s", "-h", "-k", "--si", "-m", "-c", "-a"}[r.Intn(7)])
+		}
+		if r.Intn(5) == 0 {
+			env = append(env, "POSIXLY_CORRECT=1")
+		}
 		sameRun(t, root, env, append(args, "d", "help"))
 	}
 }
@@ -163,7 +176,7 @@ func TestGeneratedNumbers(t *testing.T) {
 func TestGeneratedTimes(t *testing.T) {
 	needDu(t)
 	root := grammarTree(t)
-	r := rand.New(rand.NewSource(5))
+	r := rand.New(rand.NewSource(5 + seedOffset()))
 	convs := "aAbBcCdDeFgGhHIjklmMnNpPqrRsStTuUVwWxXyYzZ%:"
 	format := func() string {
 		var b strings.Builder
@@ -229,7 +242,7 @@ func TestGeneratedExclusion(t *testing.T) {
 	testtree.Build(t, root, files)
 	pieces := []string{"*", "?", "a", "b", "é", "ß", "中", "\xff", "\xc3", ".", "/", "\\", "\\*", "[", "]", "[!a]", "[^a]", "[a-c]", "[]a]",
 		"[[:alpha:]]", "[[:digit:]]", "[[:upper:]]", "[[:lower:]]", "[[:punct:]]", "[[:bogus:]]", "[é-ü]", "[a-", "[!é]", "[\\]]", "t", "sub", "x y", "[[:alpha:]", "[:", "-"}
-	r := rand.New(rand.NewSource(6))
+	r := rand.New(rand.NewSource(6 + seedOffset()))
 	pattern := func() string {
 		var b strings.Builder
 		for n := 1 + r.Intn(3); n > 0; n-- {

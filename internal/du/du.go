@@ -7,6 +7,7 @@ package du
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -73,9 +74,13 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 	var invalid map[int]string // --files0-from: messages for bad names, by position
 	if o.Files0From != "" {
 		var ok bool
-		operands, invalid, ok = o.readFiles0(stderr)
+		var readErr bool
+		operands, invalid, readErr, ok = o.readFiles0(stderr)
 		if !ok {
 			return 1
+		}
+		if readErr {
+			status = 1
 		}
 	} else if len(operands) == 0 {
 		operands = []string{"."}
@@ -289,21 +294,27 @@ func trimSlashes(s string) string {
 // readFiles0 reads the operands of --files0-from, and the messages for
 // those that are invalid, by position. ok is false after a fatal error,
 // which it reports.
-func (o *Options) readFiles0(stderr io.Writer) (ops []string, invalid map[int]string, ok bool) {
-	var data []byte
-	var err error
-	if o.Files0From == "-" {
-		in := o.Stdin
-		if in == nil {
-			in = os.Stdin
-		}
-		data, err = io.ReadAll(in)
-	} else {
-		data, err = os.ReadFile(o.Files0From)
+func (o *Options) readFiles0(stderr io.Writer) (ops []string, invalid map[int]string, readErr, ok bool) {
+	in := o.Stdin
+	if in == nil {
+		in = os.Stdin
 	}
+	if o.Files0From != "-" {
+		f, err := os.Open(o.Files0From)
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: cannot open %s for reading: %s\n", o.Prog, Quote(o.Files0From), ErrorText(err))
+			return nil, nil, false, false
+		}
+		defer f.Close()
+		in = f
+	}
+	// A read error ends the list: the names read whole before it are
+	// summed (and the total printed), and du exits 1.
+	data, err := io.ReadAll(in)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: cannot open %s for reading: %s\n", o.Prog, Quote(o.Files0From), ErrorText(err))
-		return nil, nil, false
+		fmt.Fprintf(stderr, "%s: %s: read error: %s\n", o.Prog, QuoteFileName(o.Files0From), ErrorText(err))
+		readErr = true
+		data = data[:bytes.LastIndexByte(data, 0)+1]
 	}
 	ops = strings.Split(string(data), "\x00")
 	if ops[len(ops)-1] == "" {
@@ -318,5 +329,5 @@ func (o *Options) readFiles0(stderr io.Writer) (ops []string, invalid map[int]st
 			invalid[i] = "when reading file names from stdin, no file name of " + Quote(n) + " allowed"
 		}
 	}
-	return ops, invalid, true
+	return ops, invalid, readErr, true
 }
