@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/godu-sh/godu/internal/testtree"
 )
 
 // TestBashCompletion runs the generated bash script's completion function
@@ -19,7 +17,7 @@ func TestBashCompletion(t *testing.T) {
 		t.Skip("no bash")
 	}
 	dir := t.TempDir()
-	script := testtree.Run(t, dir, nil, godu, "--completion=bash")
+	script := invoke(t, dir, nil, "", godu, []string{"--completion=bash"})
 	if script.Code != 0 {
 		t.Fatalf("--completion=bash: %+v", script)
 	}
@@ -48,7 +46,7 @@ __start_godu; printf '%s\n' "${COMPREPLY[@]}"`
 		}
 	}
 	for _, sh := range []string{"zsh", "fish", "powershell"} {
-		s := testtree.Run(t, dir, nil, godu, "--completion="+sh).Stdout
+		s := invoke(t, dir, nil, "", godu, []string{"--completion=" + sh}).Stdout
 		if !strings.Contains(s, completionRequest) || strings.Contains(s, " __complete") {
 			t.Errorf("%s script does not ask with %s", sh, completionRequest)
 		}
