@@ -57,22 +57,23 @@ var (
 type settings struct {
 	o                                du.Options
 	summarize, maxDepthSet, apparent bool
-	timeSet, timeStyleSet, showHelp  bool
+	timeSet, timeStyleSet            bool
 	timeStyle, completion, manDir    string
 	maxDepth                         uint64
 	progress                         int
 	stdin                            io.Reader
 }
 
-func set(f func(s *settings)) func(*settings, string, string) error {
-	return func(s *settings, _, _ string) error { f(s); return nil }
+// set, unit and deref make the actions of options without an argument.
+func set(f func(s *settings)) func(*settings, event) error {
+	return func(s *settings, _ event) error { f(s); return nil }
 }
 
-func unit(size uint64) func(*settings, string, string) error {
+func unit(size uint64) func(*settings, event) error {
 	return set(func(s *settings) { s.o.Block = du.BlockSize{Size: size} })
 }
 
-func deref(d du.Deref) func(*settings, string, string) error {
+func deref(d du.Deref) func(*settings, event) error {
 	return set(func(s *settings) { s.o.Deref = d })
 }
 
@@ -90,27 +91,27 @@ func optionTable() []option {
 		{long: "count-links", short: 'l', usage: "count sizes many times if hard linked", apply: set(func(s *settings) { s.o.CountLinks = true })},
 		{long: "dereference", short: 'L', usage: "dereference all symbolic links", apply: deref(du.DerefAll)},
 		{long: "dereference-args", short: 'D', usage: "dereference only symlinks that are listed on the command line", apply: deref(du.DerefArgs)},
-		{long: "exclude", argName: "PATTERN", arg: requiredArgument, usage: "exclude files that match PATTERN", apply: func(s *settings, arg, _ string) error {
-			s.o.Exclude.Add(arg)
+		{long: "exclude", argName: "PATTERN", arg: requiredArgument, usage: "exclude files that match PATTERN", apply: func(s *settings, ev event) error {
+			s.o.Exclude.Add(ev.arg)
 			return nil
 		}},
-		{long: "exclude-from", argName: "FILE", short: 'X', arg: requiredArgument, usage: "exclude files that match any pattern in FILE", apply: func(s *settings, arg, _ string) error {
-			if err := s.o.Exclude.AddFile(arg, s.stdin); err != nil {
-				return &softError{du.QuoteFileName(arg) + ": " + du.ErrorText(err)}
+		{long: "exclude-from", argName: "FILE", short: 'X', arg: requiredArgument, usage: "exclude files that match any pattern in FILE", apply: func(s *settings, ev event) error {
+			if err := s.o.Exclude.AddFile(ev.arg, s.stdin); err != nil {
+				return &softError{du.QuoteFileName(ev.arg) + ": " + du.ErrorText(err)}
 			}
 			return nil
 		}},
-		{long: "files0-from", argName: "F", arg: requiredArgument, usage: "summarize device usage of the NUL-terminated file names specified in file F; if F is -, then read names from standard input", apply: func(s *settings, arg, _ string) error {
-			s.o.Files0From = arg
+		{long: "files0-from", argName: "F", arg: requiredArgument, usage: "summarize device usage of the NUL-terminated file names specified in file F; if F is -, then read names from standard input", apply: func(s *settings, ev event) error {
+			s.o.Files0From = ev.arg
 			return nil
 		}},
 		{long: "human-readable", short: 'h', usage: "print sizes in human readable format (e.g., 1K 234M 2G)", apply: set(func(s *settings) { s.o.Block, _ = du.ParseBlockSize("human-readable") })},
 		{long: "inodes", usage: "list inode usage information instead of block usage", apply: set(func(s *settings) { s.o.Inodes = true })},
 		{long: "si", usage: "like -h, but use powers of 1000 not 1024", apply: set(func(s *settings) { s.o.Block, _ = du.ParseBlockSize("si") })},
-		{long: "max-depth", argName: "N", short: 'd', arg: requiredArgument, usage: "print the total for a directory only if it is N or fewer levels below the command line argument", apply: func(s *settings, arg, _ string) error {
-			d, ok := du.ParseMaxDepth(arg)
+		{long: "max-depth", argName: "N", short: 'd', arg: requiredArgument, usage: "print the total for a directory only if it is N or fewer levels below the command line argument", apply: func(s *settings, ev event) error {
+			d, ok := du.ParseMaxDepth(ev.arg)
 			if !ok {
-				return &softError{"invalid maximum depth " + du.QuoteWord(arg)}
+				return &softError{"invalid maximum depth " + du.QuoteWord(ev.arg)}
 			}
 			s.maxDepth, s.maxDepthSet = d, true
 			return nil
@@ -121,35 +122,35 @@ func optionTable() []option {
 		{long: "separate-dirs", short: 'S', usage: "for directories do not include size of subdirectories", apply: set(func(s *settings) { s.o.SeparateDirs = true })},
 		{long: "summarize", short: 's', usage: "display only a total for each argument", apply: set(func(s *settings) { s.summarize = true })},
 		{long: "total", short: 'c', usage: "produce a grand total", apply: set(func(s *settings) { s.o.Total = true })},
-		{long: "threshold", argName: "SIZE", short: 't', arg: requiredArgument, usage: "exclude entries smaller than SIZE if positive, or entries greater than SIZE if negative", apply: func(s *settings, arg, spelling string) error {
-			t, e := du.ParseThreshold(arg)
+		{long: "threshold", argName: "SIZE", short: 't', arg: requiredArgument, usage: "exclude entries smaller than SIZE if positive, or entries greater than SIZE if negative", apply: func(s *settings, ev event) error {
+			t, e := du.ParseThreshold(ev.arg)
 			if e != du.NumOK {
-				return fatalErr(e.Message(spelling, arg))
+				return fatalErr(e.Message(ev.spelling, ev.arg))
 			}
-			if t == 0 && strings.HasPrefix(arg, "-") {
+			if t == 0 && strings.HasPrefix(ev.arg, "-") {
 				return fatalErr("invalid --threshold argument '-0'")
 			}
 			s.o.Threshold = t
 			return nil
 		}},
-		{long: "time", argName: "WORD", arg: optionalArgument, usage: "show time of the last modification of any file in the directory, or any of its subdirectories; WORD: atime, access, use, ctime or status", apply: func(s *settings, arg, spelling string) error {
+		{long: "time", argName: "WORD", arg: optionalArgument, usage: "show time of the last modification of any file in the directory, or any of its subdirectories; WORD: atime, access, use, ctime or status", apply: func(s *settings, ev event) error {
 			s.timeSet = true
 			s.o.Time = bulk.MTime
-			if spelling == "" {
+			if !ev.hasArg {
 				return nil
 			}
-			m, err := du.TimeWord(arg)
+			m, err := du.TimeWord(ev.arg)
 			if err != nil {
 				return usageErr(err.Error())
 			}
 			s.o.Time = m
 			return nil
 		}},
-		{long: "time-style", argName: "STYLE", arg: requiredArgument, usage: "show times using STYLE: full-iso, long-iso, iso, +FORMAT (default: long-iso)", apply: func(s *settings, arg, _ string) error {
-			s.timeStyle, s.timeStyleSet = arg, true
+		{long: "time-style", argName: "STYLE", arg: requiredArgument, usage: "show times using STYLE: full-iso, long-iso, iso, +FORMAT (default: long-iso)", apply: func(s *settings, ev event) error {
+			s.timeStyle, s.timeStyleSet = ev.arg, true
 			return nil
 		}},
-		{long: "help", usage: "display this help and exit", apply: set(func(s *settings) { s.showHelp = true })},
+		{long: "help", usage: "display this help and exit"}, // both answered in parse
 		{long: "version", usage: "output version information and exit"},
 		{short: 'H', hidden: true, usage: "equivalent to --dereference-args (-D)", apply: deref(du.DerefArgs)},
 		{short: 'k', usage: "like --block-size=1K", apply: unit(1024)},
@@ -158,25 +159,25 @@ func optionTable() []option {
 		{long: "stats", godu: true, usage: "godu: print counts, errors, time and rate on stderr at the end", apply: set(func(s *settings) { s.o.Stats = true })},
 		{long: "progress", godu: true, usage: "godu: show a progress line on stderr even when it is not a terminal", apply: set(func(s *settings) { s.progress = 1 })},
 		{long: "no-progress", godu: true, usage: "godu: never show the progress line (default: shown on a terminal after half a second)", apply: set(func(s *settings) { s.progress = -1 })},
-		{long: "jobs", argName: "N", short: 'j', godu: true, arg: requiredArgument, usage: fmt.Sprintf("godu: walk with at most N workers (default: %d)", walk.DefaultJobs()), apply: func(s *settings, arg, _ string) error {
-			n, err := strconv.Atoi(arg)
+		{long: "jobs", argName: "N", short: 'j', godu: true, arg: requiredArgument, usage: fmt.Sprintf("godu: walk with at most N workers (default: %d)", walk.DefaultJobs()), apply: func(s *settings, ev event) error {
+			n, err := strconv.Atoi(ev.arg)
 			if err != nil {
-				return usageErr("invalid number of jobs " + du.QuoteWord(arg))
+				return usageErr("invalid number of jobs " + du.QuoteWord(ev.arg))
 			}
 			s.o.Jobs = n
 			return nil
 		}},
-		{long: "completion", argName: "SHELL", godu: true, arg: requiredArgument, usage: "godu: print a completion script for SHELL (bash, zsh, fish, powershell) and exit", apply: func(s *settings, arg, _ string) error {
-			s.completion = arg
+		{long: "completion", argName: "SHELL", godu: true, arg: requiredArgument, usage: "godu: print a completion script for SHELL (bash, zsh, fish, powershell) and exit", apply: func(s *settings, ev event) error {
+			s.completion = ev.arg
 			return nil
 		}},
 	}
 }
 
-func blockSize(s *settings, arg, spelling string) error {
-	bs, e := du.ParseBlockSize(arg)
+func blockSize(s *settings, ev event) error {
+	bs, e := du.ParseBlockSize(ev.arg)
 	if e != du.NumOK {
-		return fatalErr(e.Message(spelling, arg))
+		return fatalErr(e.Message(ev.spelling, ev.arg))
 	}
 	s.o.Block = bs
 	return nil
@@ -235,11 +236,7 @@ func parse(prog string, args []string, stdout, stderr io.Writer) (*settings, []s
 			fmt.Fprintf(stdout, "godu %s (%s build)\n", version, bulk.Variant)
 			return nil, nil, &exitError{}
 		}
-		spelling := ev.spelling
-		if !ev.hasArg {
-			spelling = ""
-		}
-		if err := ev.opt.apply(s, ev.arg, spelling); err != nil {
+		if err := ev.opt.apply(s, ev); err != nil {
 			var soft *softError
 			if errors.As(err, &soft) {
 				fmt.Fprintf(stderr, "%s: %s\n", prog, soft.msg)

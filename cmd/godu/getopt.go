@@ -27,7 +27,7 @@ type option struct {
 	usage  string
 	// argName names the argument in the help (SIZE, N, ...).
 	argName string
-	apply   func(s *settings, arg, spelling string) error // spelling is "" when no argument was given
+	apply   func(s *settings, ev event) error
 }
 
 // event is what the parser met, in command-line order: an option (with its

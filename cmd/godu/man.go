@@ -9,8 +9,8 @@ import (
 
 func init() {
 	manOption = &option{long: "generate-man", argName: "DIR", godu: true, hidden: true, arg: requiredArgument,
-		usage: "write the man page to DIR", apply: func(s *settings, arg, _ string) error {
-			s.manDir = arg
+		usage: "write the man page to DIR", apply: func(s *settings, ev event) error {
+			s.manDir = ev.arg
 			return nil
 		}}
 	genMan = func(cmd *cobra.Command, dir string) error {
