@@ -152,7 +152,7 @@ func optionTable() []option {
 		}},
 		{long: "help", usage: "display this help and exit"}, // both answered in parse
 		{long: "version", usage: "output version information and exit"},
-		{short: 'H', hidden: true, usage: "equivalent to --dereference-args (-D)", apply: deref(du.DerefArgs)},
+		{short: 'H', usage: "equivalent to --dereference-args (-D)", apply: deref(du.DerefArgs)},
 		{short: 'k', usage: "like --block-size=1K", apply: unit(1024)},
 		{short: 'm', usage: "like --block-size=1M", apply: unit(1 << 20)},
 		{long: "json", godu: true, usage: "godu: print one JSON document (see README) instead of lines", apply: set(func(s *settings) { s.o.JSON = true })},

@@ -13,11 +13,9 @@ import (
 // command line itself is parsed by getopt.
 func helpCommand(prog string, table []option, stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "godu [OPTION]... [FILE]...",
-		Short: "Summarize device usage of the set of FILEs, recursively for directories.",
-		Long: `Summarize device usage of the set of FILEs, recursively for directories,
-as GNU du does, reading each directory with as few system calls as the
-kernel allows and walking subdirectories in parallel.`,
+		Use:           "godu [OPTION]... [FILE]...",
+		Short:         "Summarize device usage of the set of FILEs, recursively for directories.",
+		Long:          description + shortOnly(table),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Args:          cobra.ArbitraryArgs,
@@ -46,13 +44,29 @@ kernel allows and walking subdirectories in parallel.`,
 		}
 		f.Lookup(name).Hidden = o.hidden || o.long == ""
 	}
-	cmd.SetHelpFunc(func(c *cobra.Command, _ []string) { printHelp(stdout, prog, c, table) })
+	cmd.SetHelpFunc(func(*cobra.Command, []string) { printHelp(stdout, prog, table) })
 	return cmd
 }
 
+const description = `Summarize device usage of the set of FILEs, recursively for directories,
+as GNU du does, reading each directory with as few system calls as the
+kernel allows and walking subdirectories in parallel.`
+
+// shortOnly describes the options without a long name, which the man
+// page's list (long names only) leaves out.
+func shortOnly(table []option) string {
+	var b strings.Builder
+	for _, o := range table {
+		if o.long == "" {
+			fmt.Fprintf(&b, "\n\n-%c: %s", o.short, o.usage)
+		}
+	}
+	return b.String()
+}
+
 // printHelp prints du-style help from the option table.
-func printHelp(w io.Writer, prog string, c *cobra.Command, table []option) {
-	fmt.Fprintf(w, "Usage: %s [OPTION]... [FILE]...\n  or:  %s [OPTION]... --files0-from=F\n%s\n\n", prog, prog, c.Long)
+func printHelp(w io.Writer, prog string, table []option) {
+	fmt.Fprintf(w, "Usage: %s [OPTION]... [FILE]...\n  or:  %s [OPTION]... --files0-from=F\n%s\n\n", prog, prog, description)
 	for _, o := range table {
 		if o.hidden {
 			continue
