@@ -106,7 +106,7 @@ func TestGeneratedOptionSyntax(t *testing.T) {
 		"foo", "block-size", "max-depth", "time=atime", "summarize=x", "null=", "h", "s", "d", "t", "e", "n", "de", "ex", "x=1"}
 	words := []string{"d", "help", "completion", "__complete", "-", "--", "nope", "-s=x", "-d0", "-sd", "1", "-q", "-t", "-Bk", "-0", "-cS", "-D", "-HLP", "-X", "pats", "-k", "-m", "-lx"}
 	r := rand.New(rand.NewSource(3 + seedOffset()))
-	for i := 0; i < 300; i++ {
+	for runs := 0; runs < 300; {
 		var args []string
 		for n := r.Intn(5); n >= 0; n-- {
 			if r.Intn(2) == 0 {
@@ -129,6 +129,7 @@ func TestGeneratedOptionSyntax(t *testing.T) {
 			continue
 		}
 		sameRun(t, root, env, args)
+		runs++
 	}
 }
 
