@@ -85,12 +85,15 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 		o.Block.Size = 1
 	}
 	out := bufio.NewWriterSize(stdout, 64<<10)
-	var doc jsonDoc
 	var prog *progress
 	started := time.Now()
 	var exclude func(string) bool
 	if !o.Exclude.Empty() {
 		exclude = o.Exclude.Match
+	}
+	var sink sink = &lineSink{o: &o, out: out}
+	if o.JSON {
+		sink = newJSONSink(&o, out)
 	}
 	w := walk.New(walk.Options{
 		FollowAll:      o.Deref == DerefAll,
@@ -104,14 +107,7 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 		MaxDepth:       o.MaxDepth,
 		FollowOperands: o.Deref != DerefNone,
 		OnError: func(e *walk.Error) {
-			if o.JSON {
-				je := jsonError{Op: e.Op}
-				je.Path, je.PathBytes = jsonPath(e.Path)
-				if e.Err != nil {
-					je.Error = ErrorText(e.Err)
-				}
-				doc.Errors = append(doc.Errors, je)
-			}
+			sink.fail(e)
 			out.Flush()
 			prog.clear()
 			defer prog.release()
@@ -122,10 +118,6 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 			fmt.Fprintf(stderr, "%s: cannot %s %s: %s\n", o.Prog, e.Op, Quote(e.Path), ErrorText(e.Err))
 		},
 	})
-	end := byte('\n')
-	if o.NullTerminate {
-		end = 0
-	}
 	if width, tty := terminalWidth(o.StderrFd); o.Progress > 0 || o.Progress == 0 && tty {
 		if width == 0 {
 			width = 80
@@ -164,27 +156,16 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 			if o.Threshold >= 0 && v < uint64(o.Threshold) || o.Threshold < 0 && v > uint64(-o.Threshold) {
 				return
 			}
-			if o.JSON {
-				doc.Entries = append(doc.Entries, o.jsonEntry(path, t, n.IsDir))
-				return
-			}
-			o.line(out, v, t.Time, path, end)
+			sink.entry(path, t, n.IsDir)
 		})
 		out.Flush()
 		prog.release()
 	}
 	prog.end()
 	if o.Total {
-		if o.JSON {
-			e := o.jsonEntry("total", total, false)
-			e.Type = ""
-			doc.Total = &e
-		} else {
-			o.line(out, o.value(total), total.Time, "total", end)
-		}
-	}
-	if o.JSON {
-		writeJSON(out, &doc)
+		sink.end(&total)
+	} else {
+		sink.end(nil)
 	}
 	if o.Stats {
 		out.Flush()
@@ -217,17 +198,6 @@ func (o *Options) value(t walk.Totals) uint64 {
 		return uint64(t.Bytes)
 	}
 	return uint64(t.Blocks) * 512
-}
-
-func (o *Options) line(out *bufio.Writer, v uint64, tm int64, path string, end byte) {
-	out.WriteString(o.Block.Format(v))
-	out.WriteByte('\t')
-	if o.Time != 0 {
-		out.WriteString(Strftime(o.TimeFormat, time.Unix(0, tm)))
-		out.WriteByte('\t')
-	}
-	out.WriteString(path)
-	out.WriteByte(end)
 }
 
 // ErrorText is the C library's message for err ("Permission denied"), which

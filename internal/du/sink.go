@@ -1,0 +1,52 @@
+package du
+
+import (
+	"bufio"
+	"time"
+
+	"github.com/godu-sh/godu/internal/walk"
+)
+
+// A sink is one output format: it receives the entries du prints, in du's
+// order, as the walk completes them, the errors as they are met, and the
+// end of the output. Write errors stay in the bufio.Writer, whose final
+// Flush reports them.
+type sink interface {
+	entry(path string, t walk.Totals, isDir bool)
+	fail(e *walk.Error)
+	end(total *walk.Totals) // total is nil without -c
+}
+
+// lineSink writes du's lines: size, time with --time, path, and a newline
+// or, with -0, a NUL.
+type lineSink struct {
+	o   *Options
+	out *bufio.Writer
+}
+
+func (s *lineSink) entry(path string, t walk.Totals, _ bool) {
+	s.o.line(s.out, s.o.value(t), t.Time, path)
+}
+
+func (s *lineSink) fail(*walk.Error) {}
+
+func (s *lineSink) end(total *walk.Totals) {
+	if total != nil {
+		s.o.line(s.out, s.o.value(*total), total.Time, "total")
+	}
+}
+
+func (o *Options) line(out *bufio.Writer, v uint64, tm int64, path string) {
+	out.WriteString(o.Block.Format(v))
+	out.WriteByte('\t')
+	if o.Time != 0 {
+		out.WriteString(Strftime(o.TimeFormat, time.Unix(0, tm)))
+		out.WriteByte('\t')
+	}
+	out.WriteString(path)
+	if o.NullTerminate {
+		out.WriteByte(0)
+	} else {
+		out.WriteByte('\n')
+	}
+}
