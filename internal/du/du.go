@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -84,7 +85,11 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 	if o.Inodes {
 		o.Block.Size = 1
 	}
-	out := bufio.NewWriterSize(stdout, 64<<10)
+	// Lines leave during the walk (walk.Options.Stream): each write
+	// erases the progress line first.
+	pw := &progressWriter{w: stdout}
+	out := bufio.NewWriterSize(pw, 64<<10)
+	var outMu sync.Mutex // out, between the stream and error messages
 	var prog *progress
 	started := time.Now()
 	var exclude func(string) bool
@@ -106,7 +111,22 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 		ListFiles:      o.All,
 		MaxDepth:       o.MaxDepth,
 		FollowOperands: o.Deref != DerefNone,
+		Stream: func(path string, n *walk.Node) {
+			t := n.Totals
+			if o.SeparateDirs {
+				t = n.Own
+			}
+			v := o.value(t)
+			if o.Threshold >= 0 && v < uint64(o.Threshold) || o.Threshold < 0 && v > uint64(-o.Threshold) {
+				return
+			}
+			outMu.Lock()
+			sink.entry(path, t, n.IsDir)
+			outMu.Unlock()
+		},
 		OnError: func(e *walk.Error) {
+			outMu.Lock()
+			defer outMu.Unlock()
 			sink.fail(e)
 			out.Flush()
 			prog.clear()
@@ -123,6 +143,7 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 			width = 80
 		}
 		prog = startProgress(stderr, width, w)
+		pw.p = prog
 	}
 	var total walk.Totals
 	for i, op := range operands {
@@ -142,24 +163,11 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 			out.Flush()
 			return 1
 		}
-		prog.clear()
 		if root == nil {
 			continue
 		}
 		total.Add(root.Totals)
-		root.Walk(func(path string, n *walk.Node) {
-			t := n.Totals
-			if o.SeparateDirs {
-				t = n.Own
-			}
-			v := o.value(t)
-			if o.Threshold >= 0 && v < uint64(o.Threshold) || o.Threshold < 0 && v > uint64(-o.Threshold) {
-				return
-			}
-			sink.entry(path, t, n.IsDir)
-		})
 		out.Flush()
-		prog.release()
 	}
 	prog.end()
 	if o.Total {

@@ -2,6 +2,7 @@ package du
 
 import (
 	"bufio"
+	"io"
 	"time"
 
 	"github.com/godu-sh/godu/internal/walk"
@@ -49,4 +50,17 @@ func (o *Options) line(out *bufio.Writer, v uint64, tm int64, path string) {
 	} else {
 		out.WriteByte('\n')
 	}
+}
+
+// progressWriter erases the progress line (when there is one) before each
+// write of the output, which leaves during the walk.
+type progressWriter struct {
+	w io.Writer
+	p *progress
+}
+
+func (pw *progressWriter) Write(b []byte) (int, error) {
+	pw.p.clear()
+	defer pw.p.release()
+	return pw.w.Write(b)
 }

@@ -87,6 +87,13 @@ type Options struct {
 	// first of its links in traversal order when the walk is over, and is
 	// in the tree Walk returns.
 	OnNode func(path string, n *Node)
+	// Stream, if set, receives every reported Node in du's order (children
+	// before their directory, siblings by name), each as soon as its
+	// subtree is complete and every Node before it has been received, with
+	// its final figures, hard links included (stream.go). Calls are
+	// serialised. Walk then keeps no Node below the root: the root it
+	// returns has no Children.
+	Stream func(path string, n *Node)
 }
 
 // DefaultJobs is the worker count used when Options.Jobs is not set,
@@ -394,7 +401,8 @@ type dir struct {
 	// skipped: a mount point left out by -x after opening it (macOS).
 	skipped bool
 	d       bulk.Dir
-	node    *Node // nil when not reported
+	node    *Node      // nil when not reported
+	st      *streamDir // with Options.Stream: kept for the emitter
 
 	sub     atomicTotals // the subtree so far
 	own     atomicTotals // the directory and its files
@@ -591,6 +599,8 @@ type run struct {
 	// (bulk.Reader.Tree) with treeMode.
 	tree     bool
 	treeMode bulk.Mode
+
+	em *emitter // with Options.Stream
 }
 
 // linkClaim is the link a hard-linked file is charged to: the first in
@@ -759,6 +769,9 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 		t := entryTotals(&rec)
 		n := &Node{Name: path, Totals: t, Own: t}
 		w.emit(path, n)
+		if w.opts.Stream != nil {
+			w.opts.Stream(path, n)
+		}
 		return n, ctx.Err()
 	}
 
@@ -792,6 +805,10 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	root := newDir(nil, path, 0, &rec)
 	root.node = &Node{Name: path, IsDir: true}
 	root.fdRefs.Store(1)
+	if w.opts.Stream != nil {
+		r.em = &emitter{r: r, stack: []frame{{d: root, path: path}}}
+		root.stream()
+	}
 
 	flags := unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC | unix.O_NOCTTY | unix.O_NONBLOCK
 	if !follow {
@@ -804,6 +821,9 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	}
 	if err != nil {
 		w.fail("read directory", path, err)
+		if r.em != nil {
+			r.streamListed(root)
+		}
 		r.finish(root) // its own size still counts
 		return root.node, ctx.Err()
 	}
@@ -817,6 +837,10 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	g.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if r.em != nil {
+		r.em.kick() // every entry is complete: hands out the rest
+		return root.node, nil
 	}
 	r.chargeLinks()
 	return root.node, nil
@@ -899,6 +923,10 @@ func (r *run) visit(wk *worker, d *dir, fd int) {
 		d.sub = atomicTotals{}
 		d.node = nil
 		d.skipped = true
+		if r.em != nil {
+			d.stream().skipped.Store(true)
+			r.em.kick()
+		}
 		r.finish(d)
 		return
 	}
@@ -929,6 +957,9 @@ func (r *run) visit(wk *worker, d *dir, fd int) {
 	atomic.AddInt32(&d.pending, int32(direct))
 	d.fdRefs.Store(int32(opening) + 1)
 	r.releaseFd(d) // our own claim: closes now if there are no subdirectories
+	if r.em != nil && d.node != nil {
+		r.streamListed(d)
+	}
 	// The subdirectories go on the walk's shared stack, where any worker
 	// takes the next; new workers are started while slots are free
 	// (TryGo), and this one goes on with the next itself (work).
@@ -947,7 +978,11 @@ func (r *run) push(ds []*dir) {
 	}
 	r.stackMu.Lock()
 	for i := len(ds) - 1; i >= 0; i-- {
-		r.stack = append(r.stack, ds[i])
+		if r.em != nil {
+			r.heapPush(ds[i]) // order.go
+		} else {
+			r.stack = append(r.stack, ds[i])
+		}
 	}
 	r.stackMu.Unlock()
 }
@@ -958,6 +993,9 @@ func (r *run) pop() *dir {
 	n := len(r.stack)
 	if n == 0 {
 		return nil
+	}
+	if r.em != nil {
+		return r.heapPop()
 	}
 	d := r.stack[n-1]
 	r.stack[n-1] = nil
@@ -1161,6 +1199,11 @@ func (r *run) walkTree(wk *worker, d *dir) (left []*dir, direct, directLeft int)
 			c.node = &Node{Name: name, IsDir: true}
 			if !standing {
 				c.node.Totals, c.node.Own = sub[i], own(nd)
+			}
+			switch {
+			case r.em != nil:
+				p.streamKid(kid{name: name, dir: c})
+			case !standing:
 				p.mu.Lock()
 				p.node.Children = append(p.node.Children, c.node)
 				p.mu.Unlock()
@@ -1177,10 +1220,23 @@ func (r *run) walkTree(wk *worker, d *dir) (left []*dir, direct, directLeft int)
 		}
 	}
 	if len(t.Links.Records) > 0 {
-		if r.linksNow {
+		switch {
+		case r.linksNow:
 			r.countTreeLinks(wk, d, &t)
-		} else {
+		case r.em != nil:
+			r.streamTreeLinks(d, &t, dirs)
+		default:
 			r.claimTree(wk, d, &t, dirs)
+		}
+	}
+	if r.em != nil {
+		for i, c := range dirs { // read here: listed (left ones when visited)
+			if c != nil && c.node != nil && nodes[i].Done != 0 {
+				r.streamListed(c)
+			}
+		}
+		for _, i := range done {
+			r.streamComplete(dirs[i])
 		}
 	}
 	clear(dirs)
@@ -1317,6 +1373,9 @@ func (r *run) take(wk *worker, d *dir, b *bulk.Batch, tree bool) {
 			c := newDir(d, string(b.Name(rec)), childDepth, rec)
 			if r.reported(childDepth) {
 				c.node = &Node{Name: c.name, IsDir: true}
+				if r.em != nil {
+					d.streamKid(kid{name: c.name, dir: c})
+				}
 			}
 			subdirs = append(subdirs, c)
 			continue
@@ -1326,7 +1385,11 @@ func (r *run) take(wk *worker, d *dir, b *bulk.Batch, tree bool) {
 			files = append(files, &Node{Name: string(b.Name(rec)), Totals: t, Own: t})
 		}
 	}
-	if len(links) > 0 {
+	switch {
+	case len(links) == 0:
+	case r.em != nil:
+		r.streamLinks(d, b, links)
+	default:
 		r.claim(wk, d, b, links)
 	}
 	d.sub.add(own)
@@ -1336,9 +1399,14 @@ func (r *run) take(wk *worker, d *dir, b *bulk.Batch, tree bool) {
 	if len(subdirs) == 0 && len(files) == 0 {
 		return
 	}
+	if r.em != nil {
+		for _, f := range files {
+			d.streamKid(kid{name: f.Name, file: f})
+		}
+	}
 	d.mu.Lock()
 	d.subdirs = append(d.subdirs, subdirs...)
-	if len(files) > 0 {
+	if len(files) > 0 && r.em == nil {
 		d.node.Children = append(d.node.Children, files...)
 	}
 	d.mu.Unlock()
@@ -1361,12 +1429,15 @@ func (r *run) finish(d *dir) {
 				r.w.emit(d.path(), d.node)
 			}
 		}
+		if r.em != nil {
+			r.streamComplete(d)
+		}
 		p := d.parent
 		if p == nil {
 			return
 		}
 		p.sub.add(t)
-		if d.node != nil && p.node != nil {
+		if d.node != nil && p.node != nil && r.em == nil {
 			p.mu.Lock()
 			p.node.Children = append(p.node.Children, d.node)
 			p.mu.Unlock()
