@@ -11,22 +11,20 @@ package walk
 // their nearest common directory, the entry leading to a sorts before the
 // one leading to b. An ancestor comes before what is below it.
 func before(a, b *dir) bool {
-	x, xn := a, a.name
-	y, yn := b, b.name
+	x, y := a, b
 	for x.depth > y.depth {
-		x, xn = x.parent, x.name
+		x = x.parent
 	}
 	for y.depth > x.depth {
-		y, yn = y.parent, y.name
+		y = y.parent
 	}
 	if x == y { // one is below the other
 		return a.depth < b.depth
 	}
 	for x.parent != y.parent {
 		x, y = x.parent, y.parent
-		xn, yn = x.name, y.name
 	}
-	return xn < yn
+	return x.name < y.name
 }
 
 // heapPush adds d to the stack kept as a heap in du's order. The caller

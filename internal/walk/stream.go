@@ -1,6 +1,9 @@
 package walk
 
 import (
+	"bytes"
+	"encoding/binary"
+	"math"
 	"sort"
 	"strings"
 	"sync"
@@ -16,10 +19,15 @@ import (
 // handed out; nothing is kept once it has been.
 //
 // Each reported directory lists its reported children once it is read
-// (listed), sorted by name. An emitter walks these lists in order: it
-// hands out a file at once, enters a subdirectory once it is listed, and
-// hands out a directory once it is complete and all its children have
-// gone. Whatever is complete ahead of the emitter waits in the lists.
+// (listed), sorted by name: listed files packed in a byte buffer (name and
+// figures as varints, about 12 bytes a file), subdirectories, and hard
+// links. An emitter walks these lists in order, merging the three by name:
+// it hands out a file at once, enters a subdirectory once it is listed,
+// and hands out a directory once it is complete and all its children have
+// gone. Whatever is complete ahead of the emitter waits in the lists;
+// past heldBudget bytes of it, workers run the emitter before they read
+// another directory (Walker's scheduler meanwhile takes directories in
+// du's order, order.go), so what waits stays about bounded.
 //
 // Hard-linked files are charged as the emitter meets them: the first link
 // in du's order counts, as when the walk charges them afterwards, but
@@ -31,23 +39,26 @@ import (
 // Directories that are not reported pass their links up when they
 // complete.
 
+// heldBudget is how many bytes of listed entries may wait ahead of the
+// emitter before workers help it.
+const heldBudget = 2 << 20
+
 // streamDir is what a stream keeps of a directory until it is handed out.
 type streamDir struct {
-	kids     []kid  // reported children, sorted by name once listed
-	links    []link // links charged when the directory is complete
+	files   []byte   // listed files, packed (appendFile)
+	offs    []uint32 // offsets in files, sorted by name once listed
+	subdirs []*dir   // reported subdirectories, sorted once listed
+	links   []link   // links among the children, sorted once listed
+	deep    []link   // links charged once complete
+	fi, si  int      // the emitter's next file and subdirectory
+	li      int      // and link
+
 	listed   atomic.Bool
 	complete atomic.Bool
 	skipped  atomic.Bool // left out after all (a mount point under -x)
 	// Links charged by the emitter below and in the directory, and those
 	// of them directly in it (du -S); the emitter's alone.
 	extra, extraOwn Totals
-}
-
-type kid struct {
-	name string
-	file *Node // a listed file
-	dir  *dir  // a reported subdirectory
-	link *link // a hard-linked file, charged if its first link
 }
 
 // link is a hard-linked file met in the walk. name is its path below the
@@ -68,34 +79,83 @@ func (d *dir) stream() *streamDir {
 	return d.st
 }
 
-// streamKid adds a reported child to d's list.
-func (d *dir) streamKid(k kid) {
-	st := d.stream()
-	if k.dir != nil {
-		k.dir.stream()
+// appendFile packs one file: its name's length and name, blocks, bytes
+// and, with a time, the time.
+func appendFile(b []byte, name []byte, t Totals, withTime bool) []byte {
+	b = binary.AppendUvarint(b, uint64(len(name)))
+	b = append(b, name...)
+	b = binary.AppendUvarint(b, uint64(t.Blocks))
+	b = binary.AppendUvarint(b, uint64(t.Bytes))
+	if withTime {
+		b = binary.AppendVarint(b, t.Time)
 	}
+	return b
+}
+
+func fileName(b []byte, off uint32) []byte {
+	n, k := binary.Uvarint(b[off:])
+	return b[int(off)+k : int(off)+k+int(n)]
+}
+
+func readFile(b []byte, off uint32, withTime bool) (name []byte, t Totals, size int) {
+	p := int(off)
+	n, k := binary.Uvarint(b[p:])
+	p += k
+	name = b[p : p+int(n)]
+	p += int(n)
+	blocks, k := binary.Uvarint(b[p:])
+	p += k
+	bytes, k := binary.Uvarint(b[p:])
+	p += k
+	t = Totals{Blocks: int64(blocks), Bytes: int64(bytes), Inodes: 1, Time: math.MinInt64}
+	if withTime {
+		tm, k := binary.Varint(b[p:])
+		p += k
+		t.Time = tm
+	}
+	return name, t, p - int(off)
+}
+
+// streamFile lists a file of reported d.
+func (r *run) streamFile(d *dir, name []byte, t Totals) {
+	st := d.stream()
 	d.mu.Lock()
-	st.kids = append(st.kids, k)
+	off := len(st.files)
+	st.files = appendFile(st.files, name, t, r.w.opts.Time != 0)
+	st.offs = append(st.offs, uint32(off))
+	d.mu.Unlock()
+	r.em.held.Add(int64(len(st.files)-off) + 4)
+}
+
+// streamSubdir lists reported subdirectory c of d.
+func (r *run) streamSubdir(d, c *dir) {
+	c.stream()
+	st := d.stream()
+	d.mu.Lock()
+	st.subdirs = append(st.subdirs, c)
+	d.mu.Unlock()
+}
+
+// streamLink takes a hard link found in d: among d's children when they
+// are reported, else held to be charged when d completes.
+func (r *run) streamLink(d *dir, l link) {
+	st := d.stream()
+	d.mu.Lock()
+	if d.node != nil && r.reported(d.depth+1) && !strings.Contains(l.name, "\x00") {
+		st.links = append(st.links, l)
+	} else {
+		st.deep = append(st.deep, l)
+	}
 	d.mu.Unlock()
 }
 
 // streamLinks takes the hard links among b's records (indices in links),
-// found in d: among d's children when they are reported, else held to be
-// charged when d completes.
+// found in d.
 func (r *run) streamLinks(d *dir, b *bulk.Batch, links []int32) {
-	st := d.stream()
-	asKids := d.node != nil && r.reported(d.depth+1)
-	d.mu.Lock()
 	for _, i := range links {
 		rec := &b.Records[i]
-		l := link{name: string(b.Name(rec)), key: inodeset.Key{Dev: rec.Dev, Ino: rec.Ino}, t: entryTotals(rec)}
-		if asKids {
-			st.kids = append(st.kids, kid{name: l.name, link: &l})
-		} else {
-			st.links = append(st.links, l)
-		}
+		r.streamLink(d, link{name: string(b.Name(rec)), key: inodeset.Key{Dev: rec.Dev, Ino: rec.Ino}, t: entryTotals(rec)})
 	}
-	d.mu.Unlock()
 }
 
 // streamTreeLinks takes the links a subtree walk met: each goes to the
@@ -113,21 +173,14 @@ func (r *run) streamTreeLinks(d *dir, t *bulk.Tree, dirs []*dir) {
 			}
 			names = append(names, string(t.NodeName(&t.Nodes[j])))
 		}
-		rec := &t.Links.Records[k]
-		if len(names) == 0 {
-			r.streamLinks(h, &t.Links, []int32{int32(k)})
-			continue
-		}
 		var sb strings.Builder
 		for i := len(names) - 1; i >= 0; i-- {
 			sb.WriteString(names[i])
 			sb.WriteByte(0)
 		}
+		rec := &t.Links.Records[k]
 		sb.Write(t.Links.Name(rec))
-		st := h.stream()
-		h.mu.Lock()
-		st.links = append(st.links, link{name: sb.String(), key: inodeset.Key{Dev: rec.Dev, Ino: rec.Ino}, t: entryTotals(rec)})
-		h.mu.Unlock()
+		r.streamLink(h, link{name: sb.String(), key: inodeset.Key{Dev: rec.Dev, Ino: rec.Ino}, t: entryTotals(rec)})
 	}
 }
 
@@ -135,7 +188,12 @@ func (r *run) streamTreeLinks(d *dir, t *bulk.Tree, dirs []*dir) {
 func (r *run) streamListed(d *dir) {
 	st := d.stream()
 	d.mu.Lock()
-	sort.Slice(st.kids, func(i, j int) bool { return st.kids[i].name < st.kids[j].name })
+	files := st.files
+	sort.Slice(st.offs, func(i, j int) bool {
+		return bytes.Compare(fileName(files, st.offs[i]), fileName(files, st.offs[j])) < 0
+	})
+	sort.Slice(st.subdirs, func(i, j int) bool { return st.subdirs[i].name < st.subdirs[j].name })
+	sort.Slice(st.links, func(i, j int) bool { return st.links[i].name < st.links[j].name })
 	d.mu.Unlock()
 	st.listed.Store(true)
 	r.em.kick()
@@ -149,17 +207,17 @@ func (r *run) streamComplete(d *dir) {
 		r.em.kick()
 		return
 	}
-	if d.st == nil || len(d.st.links) == 0 || d.parent == nil {
+	if d.st == nil || len(d.st.deep) == 0 || d.parent == nil {
 		return
 	}
 	p := d.parent.stream()
 	d.parent.mu.Lock()
-	for _, l := range d.st.links {
+	for _, l := range d.st.deep {
 		l.name = d.name + "\x00" + l.name
-		p.links = append(p.links, l)
+		p.deep = append(p.deep, l)
 	}
 	d.parent.mu.Unlock()
-	d.st.links = nil
+	d.st.deep = nil
 }
 
 // emitter hands out entries in order (see above). One goroutine at a
@@ -168,13 +226,14 @@ type emitter struct {
 	r     *run
 	mu    sync.Mutex
 	dirty atomic.Bool
-	stack []frame // the directories entered, the root first
+	held  atomic.Int64 // bytes of listed files not handed out
+	stack []frame      // the directories entered, the root first
+	file  Node         // the Node handed out for a file
 }
 
 type frame struct {
 	d    *dir
 	path string
-	i    int // the next child
 }
 
 // kick advances the emitter unless another goroutine is at it, which will
@@ -188,55 +247,90 @@ func (e *emitter) kick() {
 	}
 }
 
+// help advances the emitter, waiting for it if need be, when more than
+// heldBudget waits: a worker calls it before it reads a directory.
+func (e *emitter) help() {
+	if e.held.Load() <= heldBudget {
+		return
+	}
+	e.mu.Lock()
+	e.dirty.Store(false)
+	e.advance()
+	e.mu.Unlock()
+	e.kick() // kicks that came meanwhile
+}
+
 func (e *emitter) advance() {
 	opts := &e.r.w.opts
+	withTime := opts.Time != 0
 	for len(e.stack) > 0 {
 		f := &e.stack[len(e.stack)-1]
 		st := f.d.st
 		if !st.listed.Load() {
 			return
 		}
-		if f.i < len(st.kids) {
-			k := st.kids[f.i]
-			switch {
-			case k.file != nil:
-				opts.Stream(Join(f.path, k.name), k.file)
-			case k.link != nil:
-				if e.charge(st, k.link, true) && opts.ListFiles {
-					t := k.link.t
-					opts.Stream(Join(f.path, k.name), &Node{Name: k.name, Totals: t, Own: t})
-				}
-			case k.dir.st.skipped.Load():
-			default:
-				if !k.dir.st.listed.Load() {
-					return
-				}
-				st.kids[f.i] = kid{}
-				f.i++
-				e.stack = append(e.stack, frame{d: k.dir, path: Join(f.path, k.name)})
+		// The next child by name: a file, a subdirectory or a link.
+		var fname []byte
+		var sname, lname string
+		hasF, hasS, hasL := st.fi < len(st.offs), st.si < len(st.subdirs), st.li < len(st.links)
+		if hasF {
+			fname = fileName(st.files, st.offs[st.fi])
+		}
+		if hasS {
+			sname = st.subdirs[st.si].name
+		}
+		if hasL {
+			lname = st.links[st.li].name
+		}
+		switch {
+		case hasF && (!hasS || string(fname) < sname) && (!hasL || string(fname) < lname):
+			name, t, size := readFile(st.files, st.offs[st.fi], withTime)
+			st.fi++
+			e.held.Add(-int64(size) - 4)
+			e.file = Node{Name: string(name), Totals: t, Own: t}
+			opts.Stream(Join(f.path, e.file.Name), &e.file)
+			if st.fi == len(st.offs) {
+				st.files, st.offs = nil, nil
+			}
+		case hasL && (!hasS || lname < sname):
+			l := &st.links[st.li]
+			st.li++
+			if e.charge(st, l, true) && opts.ListFiles {
+				e.file = Node{Name: l.name, Totals: l.t, Own: l.t}
+				opts.Stream(Join(f.path, l.name), &e.file)
+			}
+		case hasS:
+			c := st.subdirs[st.si]
+			if c.st.skipped.Load() {
+				st.subdirs[st.si] = nil
+				st.si++
 				continue
 			}
-			st.kids[f.i] = kid{}
-			f.i++
-			continue
+			if !c.st.listed.Load() {
+				return
+			}
+			st.subdirs[st.si] = nil
+			st.si++
+			e.stack = append(e.stack, frame{d: c, path: Join(f.path, c.name)})
+		default:
+			if !st.complete.Load() {
+				return
+			}
+			sort.Slice(st.deep, func(i, j int) bool { return st.deep[i].name < st.deep[j].name })
+			for i := range st.deep {
+				l := &st.deep[i]
+				e.charge(st, l, !strings.Contains(l.name, "\x00"))
+			}
+			n := f.d.node
+			n.Totals.Add(st.extra)
+			n.Own.Add(st.extraOwn)
+			opts.Stream(f.path, n)
+			e.stack = e.stack[:len(e.stack)-1]
+			if len(e.stack) > 0 {
+				e.stack[len(e.stack)-1].d.st.extra.Add(st.extra)
+			}
+			st.subdirs, st.links, st.deep = nil, nil, nil
 		}
-		if !st.complete.Load() {
-			return
-		}
-		sort.Slice(st.links, func(i, j int) bool { return st.links[i].name < st.links[j].name })
-		for i := range st.links {
-			l := &st.links[i]
-			e.charge(st, l, !strings.Contains(l.name, "\x00"))
-		}
-		n := f.d.node
-		n.Totals.Add(st.extra)
-		n.Own.Add(st.extraOwn)
-		opts.Stream(f.path, n)
-		e.stack = e.stack[:len(e.stack)-1]
-		if len(e.stack) > 0 {
-			e.stack[len(e.stack)-1].d.st.extra.Add(st.extra)
-		}
-		st.kids, st.links = nil, nil
 	}
 }
 

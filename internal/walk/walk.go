@@ -1007,7 +1007,14 @@ func (r *run) pop() *dir {
 // worker that finds the stack empty ends: the others' pushes start new
 // ones.
 func (r *run) work(wk *worker) {
-	for d := r.pop(); d != nil; d = r.pop() {
+	for {
+		if r.em != nil {
+			r.em.help() // stream.go: past its budget, the stream goes first
+		}
+		d := r.pop()
+		if d == nil {
+			return
+		}
 		r.visit(wk, d, -1)
 	}
 }
@@ -1202,7 +1209,7 @@ func (r *run) walkTree(wk *worker, d *dir) (left []*dir, direct, directLeft int)
 			}
 			switch {
 			case r.em != nil:
-				p.streamKid(kid{name: name, dir: c})
+				r.streamSubdir(p, c)
 			case !standing:
 				p.mu.Lock()
 				p.node.Children = append(p.node.Children, c.node)
@@ -1374,14 +1381,18 @@ func (r *run) take(wk *worker, d *dir, b *bulk.Batch, tree bool) {
 			if r.reported(childDepth) {
 				c.node = &Node{Name: c.name, IsDir: true}
 				if r.em != nil {
-					d.streamKid(kid{name: c.name, dir: c})
+					r.streamSubdir(d, c)
 				}
 			}
 			subdirs = append(subdirs, c)
 			continue
 		}
 		own.Add(t)
-		if opts.ListFiles && d.node != nil && r.reported(childDepth) {
+		switch {
+		case !opts.ListFiles || d.node == nil || !r.reported(childDepth):
+		case r.em != nil:
+			r.streamFile(d, b.Name(rec), t)
+		default:
 			files = append(files, &Node{Name: string(b.Name(rec)), Totals: t, Own: t})
 		}
 	}
@@ -1399,14 +1410,9 @@ func (r *run) take(wk *worker, d *dir, b *bulk.Batch, tree bool) {
 	if len(subdirs) == 0 && len(files) == 0 {
 		return
 	}
-	if r.em != nil {
-		for _, f := range files {
-			d.streamKid(kid{name: f.Name, file: f})
-		}
-	}
 	d.mu.Lock()
 	d.subdirs = append(d.subdirs, subdirs...)
-	if len(files) > 0 && r.em == nil {
+	if len(files) > 0 {
 		d.node.Children = append(d.node.Children, files...)
 	}
 	d.mu.Unlock()
