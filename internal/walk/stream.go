@@ -3,7 +3,6 @@ package walk
 import (
 	"bytes"
 	"encoding/binary"
-	"math"
 	"sort"
 	"strings"
 	"sync"
@@ -107,7 +106,7 @@ func readFile(b []byte, off uint32, withTime bool) (name []byte, t Totals, size 
 	p += k
 	bytes, k := binary.Uvarint(b[p:])
 	p += k
-	t = Totals{Blocks: int64(blocks), Bytes: int64(bytes), Inodes: 1, Time: math.MinInt64}
+	t = Totals{Blocks: int64(blocks), Bytes: int64(bytes), Inodes: 1} // no time: 0, as entryTotals gives
 	if withTime {
 		tm, k := binary.Varint(b[p:])
 		p += k
