@@ -2,7 +2,6 @@ package walk
 
 import (
 	"bytes"
-	"encoding/binary"
 	"sort"
 	"strings"
 	"sync"
@@ -18,8 +17,8 @@ import (
 // handed out; nothing is kept once it has been.
 //
 // Each reported directory lists its reported children once it is read
-// (listed), sorted by name: listed files packed in a byte buffer (name and
-// figures as varints, about 12 bytes a file), subdirectories, and hard
+// (listed), sorted by name: listed files packed (packed.go: name and
+// figures as varints, about 16 bytes a file), subdirectories, and hard
 // links. An emitter walks these lists in order, merging the three by name:
 // it hands out a file at once, enters a subdirectory once it is listed,
 // and hands out a directory once it is complete and all its children have
@@ -44,8 +43,7 @@ const heldBudget = 2 << 20
 
 // streamDir is what a stream keeps of a directory until it is handed out.
 type streamDir struct {
-	files   []byte   // listed files, packed (appendFile)
-	offs    []uint32 // offsets in files, sorted by name once listed
+	files   packed // listed files (packed.go), sorted by name once listed
 	subdirs []*dir   // reported subdirectories, sorted once listed
 	links   []link   // links among the children, sorted once listed
 	deep    []link   // links charged once complete
@@ -78,52 +76,13 @@ func (d *dir) stream() *streamDir {
 	return d.st
 }
 
-// appendFile packs one file: its name's length and name, blocks, bytes
-// and, with a time, the time.
-func appendFile(b []byte, name []byte, t Totals, withTime bool) []byte {
-	b = binary.AppendUvarint(b, uint64(len(name)))
-	b = append(b, name...)
-	b = binary.AppendUvarint(b, uint64(t.Blocks))
-	b = binary.AppendUvarint(b, uint64(t.Bytes))
-	if withTime {
-		b = binary.AppendVarint(b, t.Time)
-	}
-	return b
-}
-
-func fileName(b []byte, off uint32) []byte {
-	n, k := binary.Uvarint(b[off:])
-	return b[int(off)+k : int(off)+k+int(n)]
-}
-
-func readFile(b []byte, off uint32, withTime bool) (name []byte, t Totals, size int) {
-	p := int(off)
-	n, k := binary.Uvarint(b[p:])
-	p += k
-	name = b[p : p+int(n)]
-	p += int(n)
-	blocks, k := binary.Uvarint(b[p:])
-	p += k
-	bytes, k := binary.Uvarint(b[p:])
-	p += k
-	t = Totals{Blocks: int64(blocks), Bytes: int64(bytes), Inodes: 1} // no time: 0, as entryTotals gives
-	if withTime {
-		tm, k := binary.Varint(b[p:])
-		p += k
-		t.Time = tm
-	}
-	return name, t, p - int(off)
-}
-
 // streamFile lists a file of reported d.
 func (r *run) streamFile(d *dir, name []byte, t Totals) {
 	st := d.stream()
 	d.mu.Lock()
-	off := len(st.files)
-	st.files = appendFile(st.files, name, t, r.w.opts.Time != 0)
-	st.offs = append(st.offs, uint32(off))
+	size := st.files.add(name, t, r.w.opts.Time != 0)
 	d.mu.Unlock()
-	r.em.held.Add(int64(len(st.files)-off) + 4)
+	r.em.held.Add(int64(size))
 }
 
 // streamSubdir lists reported subdirectory c of d.
@@ -187,9 +146,9 @@ func (r *run) streamTreeLinks(d *dir, t *bulk.Tree, dirs []*dir) {
 func (r *run) streamListed(d *dir) {
 	st := d.stream()
 	d.mu.Lock()
-	files := st.files
-	sort.Slice(st.offs, func(i, j int) bool {
-		return bytes.Compare(fileName(files, st.offs[i]), fileName(files, st.offs[j])) < 0
+	files := &st.files
+	sort.Slice(files.refs, func(i, j int) bool {
+		return bytes.Compare(files.name(files.refs[i]), files.name(files.refs[j])) < 0
 	})
 	sort.Slice(st.subdirs, func(i, j int) bool { return st.subdirs[i].name < st.subdirs[j].name })
 	sort.Slice(st.links, func(i, j int) bool { return st.links[i].name < st.links[j].name })
@@ -271,9 +230,9 @@ func (e *emitter) advance() {
 		// The next child by name: a file, a subdirectory or a link.
 		var fname []byte
 		var sname, lname string
-		hasF, hasS, hasL := st.fi < len(st.offs), st.si < len(st.subdirs), st.li < len(st.links)
+		hasF, hasS, hasL := st.fi < len(st.files.refs), st.si < len(st.subdirs), st.li < len(st.links)
 		if hasF {
-			fname = fileName(st.files, st.offs[st.fi])
+			fname = st.files.name(st.files.refs[st.fi])
 		}
 		if hasS {
 			sname = st.subdirs[st.si].name
@@ -283,13 +242,13 @@ func (e *emitter) advance() {
 		}
 		switch {
 		case hasF && (!hasS || string(fname) < sname) && (!hasL || string(fname) < lname):
-			name, t, size := readFile(st.files, st.offs[st.fi], withTime)
+			name, t, size := st.files.file(st.files.refs[st.fi], withTime)
 			st.fi++
-			e.held.Add(-int64(size) - 4)
+			e.held.Add(-int64(size))
 			e.file = Node{Name: string(name), Totals: t, Own: t}
 			opts.Stream(Join(f.path, e.file.Name), &e.file)
-			if st.fi == len(st.offs) {
-				st.files, st.offs = nil, nil
+			if st.fi == len(st.files.refs) {
+				st.files = packed{}
 			}
 		case hasL && (!hasS || lname < sname):
 			l := &st.links[st.li]
