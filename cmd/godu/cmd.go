@@ -217,6 +217,8 @@ kernel allows and walking subdirectories in parallel.`,
 	f.StringArrayVar(&excludes, "exclude", nil, "exclude files that match PATTERN")
 	f.StringArrayVarP(&excludeFrom, "exclude-from", "X", nil, "exclude files that match any pattern in FILE")
 	f.BoolVar(&o.JSON, "json", false, "godu: print one JSON document (see README) instead of lines")
+	f.StringVarP(&o.NcduExport, "ncdu-export", "o", "", "godu: write the scan to FILE (- for standard output) in ncdu's export format instead of lines; browse it with ncdu -f FILE or gdu -f FILE")
+	o.Version = version
 	f.BoolVar(&o.Stats, "stats", false, "godu: print counts, errors, time and rate on stderr at the end")
 	var progress, noProgress bool
 	f.BoolVar(&progress, "progress", false, "godu: show a progress line on stderr even when it is not a terminal")

@@ -60,6 +60,10 @@ type Options struct {
 	Progress int
 	StderrFd int
 	Prog     string
+	// NcduExport names the file of --ncdu-export (-o), "-" for standard
+	// output: the scan in ncdu's format (ncdu.go) instead of lines.
+	NcduExport string
+	Version    string // godu's, for the export's header
 }
 
 // Run prints du's output for operands (none means ".") on stdout and its
@@ -89,6 +93,24 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 	// erases the progress line first.
 	pw := &progressWriter{w: stdout}
 	out := bufio.NewWriterSize(pw, 64<<10)
+	var export *ncduSink
+	if o.NcduExport != "" {
+		if len(operands) != 1 {
+			fmt.Fprintf(stderr, "%s: --ncdu-export takes one operand\n", o.Prog)
+			return 1
+		}
+		if o.NcduExport != "-" {
+			f, err := os.Create(o.NcduExport)
+			if err != nil {
+				fmt.Fprintf(stderr, "%s: cannot open %s for writing: %s\n", o.Prog, Quote(o.NcduExport), ErrorText(err))
+				return 1
+			}
+			defer f.Close() // closed and checked below; this one for early returns
+			pw.w = f
+		}
+		export = newNcduSink(out, o.Version, time.Now())
+		o.All, o.MaxDepth = true, -1
+	}
 	var outMu sync.Mutex // out, between the stream and error messages
 	var prog *progress
 	started := time.Now()
@@ -100,7 +122,7 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 	if o.JSON {
 		sink = newJSONSink(&o, out)
 	}
-	w := walk.New(walk.Options{
+	wo := walk.Options{
 		FollowAll:      o.Deref == DerefAll,
 		Time:           o.Time,
 		Exclude:        exclude,
@@ -111,7 +133,14 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 		ListFiles:      o.All,
 		MaxDepth:       o.MaxDepth,
 		FollowOperands: o.Deref != DerefNone,
+		Details:        export != nil,
 		Stream: func(path string, n *walk.Node) {
+			if export != nil {
+				outMu.Lock()
+				export.entry(path, n)
+				outMu.Unlock()
+				return
+			}
 			t := n.Totals
 			if o.SeparateDirs {
 				t = n.Own
@@ -137,7 +166,15 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 			}
 			fmt.Fprintf(stderr, "%s: cannot %s %s: %s\n", o.Prog, e.Op, Quote(e.Path), ErrorText(e.Err))
 		},
-	})
+	}
+	if export != nil {
+		wo.OnEnter = func(path string, n *walk.Node) {
+			outMu.Lock()
+			export.enter(path, n)
+			outMu.Unlock()
+		}
+	}
+	w := walk.New(wo)
 	if width, tty := terminalWidth(o.StderrFd); o.Progress > 0 || o.Progress == 0 && tty {
 		if width == 0 {
 			width = 80
@@ -170,9 +207,12 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 		out.Flush()
 	}
 	prog.end()
-	if o.Total {
+	switch {
+	case export != nil:
+		export.end()
+	case o.Total:
 		sink.end(&total)
-	} else {
+	default:
 		sink.end(nil)
 	}
 	if o.Stats {
@@ -183,7 +223,11 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 		}
 		printStats(stderr, o.Prog, w.Stats(), time.Since(started), jobs)
 	}
-	if err := out.Flush(); err != nil {
+	err := out.Flush()
+	if f, ok := pw.w.(*os.File); ok && export != nil && err == nil {
+		err = f.Close()
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "%s: write error: %s\n", o.Prog, ErrorText(err))
 		return 1
 	}

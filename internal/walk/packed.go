@@ -1,10 +1,14 @@
 package walk
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/godu-sh/godu/internal/bulk"
+)
 
 // packed holds the listed files of one directory for the stream: each
 // file its name's length and name, blocks, bytes and, with a time, the
-// time, as varints, in chunks that never move (no copy as a directory of
+// time, as varints, then a byte of flags (fileFlags), in chunks that never move (no copy as a directory of
 // a million files grows), from 1 KiB doubling up to chunkSize. A file is found by its ref:
 // chunk index << chunkBits | offset.
 type packed struct {
@@ -20,8 +24,24 @@ const (
 	maxRecord = 1024 + 4*binary.MaxVarintLen64
 )
 
+// Flags of a listed file.
+const (
+	flagNotReg    = 1 << iota // neither a regular file nor a directory
+	flagReadError             // could not be examined: not counted
+	flagPattern               // left out by --exclude
+	flagOtherFS               // left out by -x
+	flagLeftOut   = flagReadError | flagPattern | flagOtherFS
+)
+
+func fileFlags(rec *bulk.Record) uint8 {
+	if rec.Type != bulk.Regular {
+		return flagNotReg
+	}
+	return 0
+}
+
 // add packs a file, returning the bytes it takes.
-func (p *packed) add(name []byte, t Totals, withTime bool) int {
+func (p *packed) add(name []byte, t Totals, withTime bool, flags uint8) int {
 	n := len(p.chunks)
 	if n == 0 || len(p.chunks[n-1])+len(name)+4*binary.MaxVarintLen64 > cap(p.chunks[n-1]) {
 		size := 1024 // a small directory takes little; a big one chunks up to chunkSize
@@ -40,6 +60,7 @@ func (p *packed) add(name []byte, t Totals, withTime bool) int {
 	if withTime {
 		c = binary.AppendVarint(c, t.Time)
 	}
+	c = append(c, flags)
 	p.chunks[n-1] = c
 	p.refs = append(p.refs, uint32(n-1)<<chunkBits|uint32(off))
 	return len(c) - off + 4
@@ -57,7 +78,7 @@ func (p *packed) name(ref uint32) []byte {
 }
 
 // file reads the file at ref, and the bytes it takes.
-func (p *packed) file(ref uint32, withTime bool) (name []byte, t Totals, size int) {
+func (p *packed) file(ref uint32, withTime bool) (name []byte, t Totals, flags uint8, size int) {
 	b := p.record(ref)
 	n, k := binary.Uvarint(b)
 	pos := k
@@ -73,5 +94,9 @@ func (p *packed) file(ref uint32, withTime bool) (name []byte, t Totals, size in
 		pos += k
 		t.Time = tm
 	}
-	return name, t, pos + 4
+	flags = b[pos]
+	if flags&flagLeftOut != 0 {
+		t.Inodes = 0
+	}
+	return name, t, flags, pos + 1 + 4
 }

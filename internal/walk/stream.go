@@ -44,11 +44,11 @@ const heldBudget = 2 << 20
 // streamDir is what a stream keeps of a directory until it is handed out.
 type streamDir struct {
 	files   packed // listed files (packed.go), sorted by name once listed
-	subdirs []*dir   // reported subdirectories, sorted once listed
-	links   []link   // links among the children, sorted once listed
-	deep    []link   // links charged once complete
-	fi, si  int      // the emitter's next file and subdirectory
-	li      int      // and link
+	subdirs []*dir // reported subdirectories, sorted once listed
+	links   []link // links among the children, sorted once listed
+	deep    []link // links charged once complete
+	fi, si  int    // the emitter's next file and subdirectory
+	li      int    // and link
 
 	listed   atomic.Bool
 	complete atomic.Bool
@@ -61,9 +61,24 @@ type streamDir struct {
 // link is a hard-linked file met in the walk. name is its path below the
 // directory holding it, its names separated by NUL.
 type link struct {
-	name string
-	key  inodeset.Key
-	t    Totals
+	name  string
+	key   inodeset.Key
+	t     Totals
+	nlink uint32
+}
+
+// Detail is what Options.Details adds to a streamed Node.
+type Detail struct {
+	Self      Totals // the entry alone: a directory without its contents
+	Dev       uint64 // a directory's device
+	Ino       uint64 // a hard-linked file's inode number
+	Nlink     uint32 // and its link count
+	NotReg    bool   // neither a regular file nor a directory
+	ReadError bool   // could not be read (a directory) or examined
+	// Excluded is "pattern" for an entry left out by Options.Exclude,
+	// "otherfs" for one on another file system with OneFileSystem.
+	Excluded  string
+	Uncounted bool // a further link to a file counted at an earlier one
 }
 
 // stream returns d's stream state, made on first use.
@@ -77,12 +92,20 @@ func (d *dir) stream() *streamDir {
 }
 
 // streamFile lists a file of reported d.
-func (r *run) streamFile(d *dir, name []byte, t Totals) {
+func (r *run) streamFile(d *dir, name []byte, t Totals, flags uint8) {
 	st := d.stream()
 	d.mu.Lock()
-	size := st.files.add(name, t, r.w.opts.Time != 0)
+	size := st.files.add(name, t, r.w.opts.Time != 0, flags)
 	d.mu.Unlock()
 	r.em.held.Add(int64(size))
+}
+
+// streamLeftOut lists, with Options.Details, an entry of d that is not
+// counted: left out (flagPattern, flagOtherFS) or not examined.
+func (r *run) streamLeftOut(d *dir, name []byte, flag uint8) {
+	if d.node != nil && r.em != nil {
+		r.streamFile(d, name, Totals{}, flag)
+	}
 }
 
 // streamSubdir lists reported subdirectory c of d.
@@ -112,7 +135,7 @@ func (r *run) streamLink(d *dir, l link) {
 func (r *run) streamLinks(d *dir, b *bulk.Batch, links []int32) {
 	for _, i := range links {
 		rec := &b.Records[i]
-		r.streamLink(d, link{name: string(b.Name(rec)), key: inodeset.Key{Dev: rec.Dev, Ino: rec.Ino}, t: entryTotals(rec)})
+		r.streamLink(d, link{name: string(b.Name(rec)), key: inodeset.Key{Dev: rec.Dev, Ino: rec.Ino}, t: entryTotals(rec), nlink: rec.Nlink})
 	}
 }
 
@@ -138,7 +161,7 @@ func (r *run) streamTreeLinks(d *dir, t *bulk.Tree, dirs []*dir) {
 		}
 		rec := &t.Links.Records[k]
 		sb.Write(t.Links.Name(rec))
-		r.streamLink(h, link{name: sb.String(), key: inodeset.Key{Dev: rec.Dev, Ino: rec.Ino}, t: entryTotals(rec)})
+		r.streamLink(h, link{name: sb.String(), key: inodeset.Key{Dev: rec.Dev, Ino: rec.Ino}, t: entryTotals(rec), nlink: rec.Nlink})
 	}
 }
 
@@ -190,8 +213,9 @@ type emitter struct {
 }
 
 type frame struct {
-	d    *dir
-	path string
+	d       *dir
+	path    string
+	entered bool // OnEnter has had it
 }
 
 // kick advances the emitter unless another goroutine is at it, which will
@@ -227,6 +251,12 @@ func (e *emitter) advance() {
 		if !st.listed.Load() {
 			return
 		}
+		if !f.entered {
+			f.entered = true
+			if opts.OnEnter != nil {
+				opts.OnEnter(f.path, f.d.node)
+			}
+		}
 		// The next child by name: a file, a subdirectory or a link.
 		var fname []byte
 		var sname, lname string
@@ -242,10 +272,13 @@ func (e *emitter) advance() {
 		}
 		switch {
 		case hasF && (!hasS || string(fname) < sname) && (!hasL || string(fname) < lname):
-			name, t, size := st.files.file(st.files.refs[st.fi], withTime)
+			name, t, flags, size := st.files.file(st.files.refs[st.fi], withTime)
 			st.fi++
 			e.held.Add(-int64(size))
 			e.file = Node{Name: string(name), Totals: t, Own: t}
+			if opts.Details {
+				e.file.Detail = fileDetail(t, flags)
+			}
 			opts.Stream(Join(f.path, e.file.Name), &e.file)
 			if st.fi == len(st.files.refs) {
 				st.files = packed{}
@@ -253,8 +286,12 @@ func (e *emitter) advance() {
 		case hasL && (!hasS || lname < sname):
 			l := &st.links[st.li]
 			st.li++
-			if e.charge(st, l, true) && opts.ListFiles {
+			counted := e.charge(st, l, true)
+			if counted && opts.ListFiles || opts.Details {
 				e.file = Node{Name: l.name, Totals: l.t, Own: l.t}
+				if opts.Details {
+					e.file.Detail = Detail{Self: l.t, Ino: l.key.Ino, Nlink: l.nlink, Uncounted: !counted}
+				}
 				opts.Stream(Join(f.path, l.name), &e.file)
 			}
 		case hasS:
@@ -307,4 +344,15 @@ func (e *emitter) charge(st *streamDir, l *link, direct bool) bool {
 	w.after.files.Add(1)
 	w.after.blocks.Add(l.t.Blocks)
 	return true
+}
+
+func fileDetail(t Totals, flags uint8) Detail {
+	d := Detail{Self: t, NotReg: flags&flagNotReg != 0, ReadError: flags&flagReadError != 0}
+	switch {
+	case flags&flagPattern != 0:
+		d.Excluded = "pattern"
+	case flags&flagOtherFS != 0:
+		d.Excluded = "otherfs"
+	}
+	return d
 }

@@ -94,6 +94,14 @@ type Options struct {
 	// serialised. Walk then keeps no Node below the root: the root it
 	// returns has no Children.
 	Stream func(path string, n *Node)
+	// Details, with Stream, ListFiles and no MaxDepth, fills each streamed
+	// Node's Detail and streams, as files, the entries left out (--exclude,
+	// -x), those that could not be examined, and every further link to a
+	// hard-linked file, uncounted; OnEnter, if set, then receives each
+	// directory before its children. For exports that describe every
+	// entry (ncdu's format).
+	Details bool
+	OnEnter func(path string, n *Node)
 }
 
 // DefaultJobs is the worker count used when Options.Jobs is not set,
@@ -141,6 +149,8 @@ type Node struct {
 	Own Totals
 	// Children are the reported entries directly below, sorted by name.
 	Children []*Node
+	// Detail describes the entry itself, with Options.Details.
+	Detail Detail
 }
 
 // sortChildren puts n's children in name order, as they are printed.
@@ -804,6 +814,9 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	}
 	root := newDir(nil, path, 0, &rec)
 	root.node = &Node{Name: path, IsDir: true}
+	if w.opts.Details {
+		root.node.Detail = Detail{Self: entryTotals(&rec), Dev: rec.Dev}
+	}
 	root.fdRefs.Store(1)
 	if w.opts.Stream != nil {
 		r.em = &emitter{r: r, stack: []frame{{d: root, path: path}}}
@@ -942,6 +955,9 @@ func (r *run) visit(wk *worker, d *dir, fd int) {
 	}
 	if err != nil {
 		r.w.fail("read directory", d.path(), err)
+		if d.node != nil {
+			d.node.Detail.ReadError = true
+		}
 	}
 
 	subdirs := d.subdirs
@@ -1343,14 +1359,23 @@ func (r *run) take(wk *worker, d *dir, b *bulk.Batch, tree bool) {
 	for i := range b.Records {
 		rec := &b.Records[i]
 		if opts.Exclude != nil && opts.Exclude(Join(dpath, string(b.Name(rec)))) {
+			if opts.Details {
+				r.streamLeftOut(d, b.Name(rec), flagPattern)
+			}
 			continue
 		}
 		if rec.Errno != 0 {
 			r.w.fail("access", Join(d.path(), string(b.Name(rec))),
 				danglingErr(d.d.Fd(), string(b.Name(rec)), r.mode&bulk.Follow != 0, rec.Err()))
+			if opts.Details {
+				r.streamLeftOut(d, b.Name(rec), flagReadError)
+			}
 			continue
 		}
 		if opts.OneFileSystem && rec.Dev != r.rootDev {
+			if opts.Details {
+				r.streamLeftOut(d, b.Name(rec), flagOtherFS)
+			}
 			continue
 		}
 		if rec.Flags&bulk.FlagFirmlink != 0 {
@@ -1380,6 +1405,9 @@ func (r *run) take(wk *worker, d *dir, b *bulk.Batch, tree bool) {
 			c := newDir(d, string(b.Name(rec)), childDepth, rec)
 			if r.reported(childDepth) {
 				c.node = &Node{Name: c.name, IsDir: true}
+				if opts.Details {
+					c.node.Detail = Detail{Self: t, Dev: rec.Dev}
+				}
 				if r.em != nil {
 					r.streamSubdir(d, c)
 				}
@@ -1391,7 +1419,7 @@ func (r *run) take(wk *worker, d *dir, b *bulk.Batch, tree bool) {
 		switch {
 		case !opts.ListFiles || d.node == nil || !r.reported(childDepth):
 		case r.em != nil:
-			r.streamFile(d, b.Name(rec), t)
+			r.streamFile(d, b.Name(rec), t, fileFlags(rec))
 		default:
 			files = append(files, &Node{Name: string(b.Name(rec)), Totals: t, Own: t})
 		}
