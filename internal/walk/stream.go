@@ -1,7 +1,6 @@
 package walk
 
 import (
-	"bytes"
 	"sort"
 	"strings"
 	"sync"
@@ -47,8 +46,8 @@ type streamDir struct {
 	subdirs []*dir // reported subdirectories, sorted once listed
 	links   []link // links among the children, sorted once listed
 	deep    []link // links charged once complete
-	fi, si  int    // the emitter's next file and subdirectory
-	li      int    // and link
+	si, li  int    // the emitter's next subdirectory and link
+	merging bool   // the emitter has started merging the files' runs
 
 	listed   atomic.Bool
 	complete atomic.Bool
@@ -95,9 +94,15 @@ func (d *dir) stream() *streamDir {
 func (r *run) streamFile(d *dir, name []byte, t Totals, flags uint8) {
 	st := d.stream()
 	d.mu.Lock()
-	size := st.files.add(name, t, r.w.opts.Time != 0, flags)
+	withTime := r.w.opts.Time != 0
+	size := int64(st.files.add(name, t, withTime, flags))
+	if st.files.inMemory > spillAt {
+		size -= int64(st.files.inMemory)
+		st.files.spill(&r.em.spill, withTime)
+		size += int64(st.files.inMemory)
+	}
 	d.mu.Unlock()
-	r.em.held.Add(int64(size))
+	r.em.held.Add(size)
 }
 
 // streamLeftOut lists, with Options.Details, an entry of d that is not
@@ -169,10 +174,7 @@ func (r *run) streamTreeLinks(d *dir, t *bulk.Tree, dirs []*dir) {
 func (r *run) streamListed(d *dir) {
 	st := d.stream()
 	d.mu.Lock()
-	files := &st.files
-	sort.Slice(files.refs, func(i, j int) bool {
-		return bytes.Compare(files.name(files.refs[i]), files.name(files.refs[j])) < 0
-	})
+	st.files.sort()
 	sort.Slice(st.subdirs, func(i, j int) bool { return st.subdirs[i].name < st.subdirs[j].name })
 	sort.Slice(st.links, func(i, j int) bool { return st.links[i].name < st.links[j].name })
 	d.mu.Unlock()
@@ -210,6 +212,13 @@ type emitter struct {
 	held  atomic.Int64 // bytes of listed files not handed out
 	stack []frame      // the directories entered, the root first
 	file  Node         // the Node handed out for a file
+	spill spillFile    // spill.go
+}
+
+// spillFailed reports that the spill file could not be read back: the
+// files of a run are missing from the output.
+func (e *emitter) spillFailed(err error) {
+	e.r.w.fail("read", "(temporary file)", err)
 }
 
 type frame struct {
@@ -257,12 +266,19 @@ func (e *emitter) advance() {
 				opts.OnEnter(f.path, f.d.node)
 			}
 		}
+		if !st.merging {
+			st.merging = true
+			if err := st.files.startMerge(&e.spill, withTime); err != nil {
+				e.spillFailed(err)
+			}
+		}
 		// The next child by name: a file, a subdirectory or a link.
 		var fname []byte
 		var sname, lname string
-		hasF, hasS, hasL := st.fi < len(st.files.refs), st.si < len(st.subdirs), st.li < len(st.links)
+		rec, src, hasF := st.files.head()
+		hasS, hasL := st.si < len(st.subdirs), st.li < len(st.links)
 		if hasF {
-			fname = st.files.name(st.files.refs[st.fi])
+			fname = recordName(rec)
 		}
 		if hasS {
 			sname = st.subdirs[st.si].name
@@ -272,15 +288,19 @@ func (e *emitter) advance() {
 		}
 		switch {
 		case hasF && (!hasS || string(fname) < sname) && (!hasL || string(fname) < lname):
-			name, t, flags, size := st.files.file(st.files.refs[st.fi], withTime)
-			st.fi++
-			e.held.Add(-int64(size))
+			name, t, flags, size := decodeRecord(rec, withTime)
 			e.file = Node{Name: string(name), Totals: t, Own: t}
+			if src < 0 {
+				e.held.Add(-int64(size) - 4)
+			}
+			if err := st.files.advance(src, withTime); err != nil {
+				e.spillFailed(err)
+			}
 			if opts.Details {
 				e.file.Detail = fileDetail(t, flags)
 			}
 			opts.Stream(Join(f.path, e.file.Name), &e.file)
-			if st.fi == len(st.files.refs) {
+			if _, _, more := st.files.head(); !more {
 				st.files = packed{}
 			}
 		case hasL && (!hasS || lname < sname):

@@ -53,10 +53,10 @@ func entryString(p string, n *Node) string {
 // returns holds, in the tree's order (du's), with the same figures (hard
 // links charged to the same first link) and counts, for every option that
 // changes what is reported or how, every worker count, with and without
-// subtree walks at several budgets, and over several operands sharing
-// hard links.
+// subtree walks at several budgets, files spilled to the spill file in
+// runs of several lengths, and over several operands sharing hard links.
 func TestStreamIsTheTree(t *testing.T) {
-	defer func(b int, on bool) { treeBudgetMin, subtreeWalk = b, on }(treeBudgetMin, subtreeWalk)
+	defer func(b, s int, on bool) { treeBudgetMin, spillAt, subtreeWalk = b, s, on }(treeBudgetMin, spillAt, subtreeWalk)
 	for seed := int64(1); seed <= 3; seed++ {
 		path := randomTree(t, seed)
 		operands := [][]string{{path}, {filepath.Join(path, "d1"), path}}
@@ -69,8 +69,9 @@ func TestStreamIsTheTree(t *testing.T) {
 			for _, ops := range operands {
 				o := opts
 				o.HashAll = len(ops) > 1
-				for _, budget := range []int{0, 1, 50, 1 << 20} {
+				for i, budget := range []int{0, 1, 50, 1 << 20} {
 					subtreeWalk, treeBudgetMin = budget > 0 && bulk.CanTree, max(budget, 1)
+					spillAt = []int{1 << 20, 300, 1, 5000}[i] // files spilled in runs of every length
 					want := treeEntries(t, o, ops...)
 					got := streamEntries(t, o, ops...)
 					if strings.Join(got, "\n") != strings.Join(want, "\n") {

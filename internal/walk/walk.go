@@ -820,6 +820,7 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	root.fdRefs.Store(1)
 	if w.opts.Stream != nil {
 		r.em = &emitter{r: r, stack: []frame{{d: root, path: path}}}
+		defer r.em.spill.close()
 		root.stream()
 	}
 
