@@ -7,9 +7,8 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"sync"
-
-	"golang.org/x/sys/unix"
 )
 
 // A directory with more listed files than spillAt bytes of them in memory
@@ -19,7 +18,14 @@ import (
 // O_TMPFILE in $TMPDIR where the system has it, else created with mode
 // 0600 at a random name and unlinked at once, so that nothing is left
 // behind whichever way godu ends, a signal included.
-var spillAt = 1 << 20 // a variable for tests
+var spillAt = 1 << 20
+
+func init() {
+	// For tests of the spill file through the command.
+	if n, err := strconv.Atoi(os.Getenv("GODU_SPILL_AT")); err == nil && n > 0 {
+		spillAt = n
+	}
+}
 
 // spillFile is the walk's spill file, made on first use.
 type spillFile struct {
@@ -29,13 +35,10 @@ type spillFile struct {
 	size int64
 }
 
-// openPrivateTemp makes a nameless temporary file in dir.
-func openPrivateTemp(dir string) (*os.File, error) {
-	fd, err := unix.Open(dir, unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o600)
-	if err == nil {
-		return os.NewFile(uintptr(fd), dir+"/(spill)"), nil
-	}
-	f, err := os.CreateTemp(dir, ".godu-spill-*") // mode 0600
+// createUnlinked makes a temporary file in dir, mode 0600 at a random
+// name, and unlinks it at once.
+func createUnlinked(dir string) (*os.File, error) {
+	f, err := os.CreateTemp(dir, ".godu-spill-*")
 	if err != nil {
 		return nil, err
 	}
