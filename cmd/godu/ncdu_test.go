@@ -142,3 +142,24 @@ func sortedLines(s string) string {
 	sort.Strings(l)
 	return strings.Join(l, "\n")
 }
+
+// The export holds one directory: a file operand, or several operands, are
+// errors (ncdu would refuse the file).
+func TestNcduExportOperands(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "f"), nil, 0o644)
+	os.Mkdir(filepath.Join(root, "d"), 0o755)
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"-o", "-", "f"}, "godu: cannot export 'f': Not a directory\n"},
+		{[]string{"--ncdu-export=-", "d", "d"}, "godu: --ncdu-export takes one operand\n"},
+		{[]string{"-o", "no/such/dir/x.json", "d"}, "godu: cannot open 'no/such/dir/x.json' for writing: No such file or directory\n"},
+	} {
+		r := testtree.Run(t, root, nil, godu, c.args...)
+		if r.Code != 1 || r.Stderr != c.msg || r.Stdout != "" {
+			t.Errorf("%q: exit %d, %q, stdout %q; want 1, %q", c.args, r.Code, r.Stderr, r.Stdout, c.msg)
+		}
+	}
+}

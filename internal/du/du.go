@@ -99,6 +99,15 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 			fmt.Fprintf(stderr, "%s: --ncdu-export takes one operand\n", o.Prog)
 			return 1
 		}
+		stat := os.Lstat
+		if o.Deref != DerefNone {
+			stat = os.Stat
+		}
+		if fi, err := stat(operands[0]); err == nil && !fi.IsDir() {
+			// ncdu's format holds a directory at the top.
+			fmt.Fprintf(stderr, "%s: cannot export %s: %s\n", o.Prog, Quote(operands[0]), ErrorText(syscall.ENOTDIR))
+			return 1
+		}
 		if o.NcduExport != "-" {
 			f, err := os.Create(o.NcduExport)
 			if err != nil {
