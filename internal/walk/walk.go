@@ -27,8 +27,10 @@
 //
 // The result of a walk is a tree of Nodes holding the entries the caller
 // asked to see (directories down to Options.MaxDepth, files too with
-// Options.ListFiles), children sorted by name. Errors go to
-// Options.OnError as *Error values.
+// Options.ListFiles), children sorted by name; or, with Options.Stream,
+// the same entries handed out in order as their subtrees complete, in
+// bounded memory, and no tree (stream.go). Errors go to Options.OnError as
+// *Error values.
 package walk
 
 import (
