@@ -145,3 +145,5 @@ asan:
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzAttrParse -fuzztime $(FUZZTIME) ./internal/bulk
+	$(GO) test -run '^$$' -fuzz FuzzJSONEntry -fuzztime $(FUZZTIME) ./internal/du
+	$(GO) test -run '^$$' -fuzz FuzzNcduString -fuzztime $(FUZZTIME) ./internal/du
