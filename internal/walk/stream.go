@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/godu-sh/godu/internal/bulk"
 	"github.com/godu-sh/godu/internal/inodeset"
@@ -36,8 +37,8 @@ import (
 // Directories that are not reported pass their links up when they
 // complete.
 
-// heldBudget is how many bytes of listed entries may wait ahead of the
-// emitter before workers help it.
+// heldBudget is how many bytes of listed files and links may wait ahead
+// of the emitter before workers help it.
 const heldBudget = 2 << 20
 
 // streamDir is what a stream keeps of a directory until it is handed out.
@@ -133,7 +134,11 @@ func (r *run) streamLink(d *dir, l link) {
 		st.deep = append(st.deep, l)
 	}
 	d.mu.Unlock()
+	r.em.held.Add(l.size())
 }
+
+// size is about what l takes in memory, for the held budget.
+func (l *link) size() int64 { return int64(unsafe.Sizeof(*l)) + int64(len(l.name)) }
 
 // streamLinks takes the hard links among b's records (indices in links),
 // found in d.
@@ -353,6 +358,7 @@ func (e *emitter) advance() {
 // order (and not counted under an earlier operand).
 func (e *emitter) charge(st *streamDir, l *link, direct bool) bool {
 	w := e.r.w
+	e.held.Add(-l.size())
 	if !w.add(l.key) {
 		w.after.links.Add(1)
 		return false
