@@ -19,6 +19,7 @@ type packed struct {
 	chunks   [][]byte
 	refs     []uint32 // one per file in memory; sorted once listed
 	inMemory int      // bytes of records in chunks
+	alloc    int      // bytes of chunks and refs, for the stream's held budget
 	runs     []*spillRun
 	fi       int // the next ref to hand out
 }
@@ -47,8 +48,9 @@ func fileFlags(rec *bulk.Record) uint8 {
 	return 0
 }
 
-// add packs a file, returning the bytes it takes in memory.
+// add packs a file, returning the bytes it newly takes in memory.
 func (p *packed) add(name []byte, t Totals, withTime bool, flags uint8) int {
+	was := p.alloc
 	n := len(p.chunks)
 	if n == 0 || len(p.chunks[n-1])+len(name)+maxRecord-1024 > cap(p.chunks[n-1]) {
 		size := 1024 // a small directory takes little; a big one chunks up to chunkSize
@@ -56,6 +58,7 @@ func (p *packed) add(name []byte, t Totals, withTime bool, flags uint8) int {
 			size = min(2*cap(p.chunks[n-1]), chunkSize)
 		}
 		p.chunks = append(p.chunks, make([]byte, 0, max(size, len(name)+maxRecord)))
+		p.alloc += cap(p.chunks[n])
 		n++
 	}
 	c := p.chunks[n-1]
@@ -70,9 +73,9 @@ func (p *packed) add(name []byte, t Totals, withTime bool, flags uint8) int {
 	c = append(c, flags)
 	p.chunks[n-1] = c
 	p.refs = append(p.refs, uint32(n-1)<<chunkBits|uint32(off))
-	size := len(c) - off + 4
-	p.inMemory += size
-	return size
+	p.inMemory += len(c) - off + 4
+	p.alloc += 4
+	return p.alloc - was
 }
 
 func (p *packed) record(ref uint32) []byte {

@@ -93,7 +93,7 @@ func (p *packed) spill(sf *spillFile, withTime bool) {
 		return
 	}
 	p.runs = append(p.runs, &spillRun{off: off, n: int64(len(b))})
-	p.chunks, p.refs, p.inMemory = nil, nil, 0
+	p.chunks, p.refs, p.inMemory, p.alloc = nil, nil, 0, 0
 }
 
 // recordLen is the length of the record at ref.

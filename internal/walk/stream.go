@@ -98,9 +98,9 @@ func (r *run) streamFile(d *dir, name []byte, t Totals, flags uint8) {
 	withTime := r.w.opts.Time != 0
 	size := int64(st.files.add(name, t, withTime, flags))
 	if st.files.inMemory > spillAt {
-		size -= int64(st.files.inMemory)
+		size -= int64(st.files.alloc)
 		st.files.spill(&r.em.spill, withTime)
-		size += int64(st.files.inMemory)
+		size += int64(st.files.alloc)
 	}
 	d.mu.Unlock()
 	r.em.held.Add(size)
@@ -214,7 +214,7 @@ type emitter struct {
 	r     *run
 	mu    sync.Mutex
 	dirty atomic.Bool
-	held  atomic.Int64 // bytes of listed files not handed out
+	held  atomic.Int64 // bytes of listed files and links not handed out
 	stack []frame      // the directories entered, the root first
 	file  Node         // the Node handed out for a file
 	spill spillFile    // spill.go
@@ -293,11 +293,8 @@ func (e *emitter) advance() {
 		}
 		switch {
 		case hasF && (!hasS || string(fname) < sname) && (!hasL || string(fname) < lname):
-			name, t, flags, size := decodeRecord(rec, withTime)
+			name, t, flags, _ := decodeRecord(rec, withTime)
 			e.file = Node{Name: string(name), Totals: t, Own: t}
-			if src < 0 {
-				e.held.Add(-int64(size) - 4)
-			}
 			if err := st.files.advance(src, withTime); err != nil {
 				e.spillFailed(err)
 			}
@@ -306,6 +303,7 @@ func (e *emitter) advance() {
 			}
 			opts.Stream(Join(f.path, e.file.Name), &e.file)
 			if _, _, more := st.files.head(); !more {
+				e.held.Add(-int64(st.files.alloc))
 				st.files = packed{}
 			}
 		case hasL && (!hasS || lname < sname):
