@@ -11,7 +11,7 @@ PREFIX  ?= /usr/local
 CSRC_SUM := $(shell cat csrc/*.[ch] csrc/*/*.[ch] 2>/dev/null | cksum | cut -d' ' -f1)
 export CGO_CFLAGS := $(or $(CGO_CFLAGS),-O2 -g) -DGODU_CSRC_SUM=$(CSRC_SUM)
 
-.PHONY: all build build-purego install man test vet fmt-check cwarn race unit bench gobench zig cross dist fuzz asan clean
+.PHONY: all build build-purego install man test vet fmt-check cwarn race unit bench scale gobench zig cross dist fuzz asan clean
 
 all: build
 
@@ -83,6 +83,15 @@ bench: build build-purego $(if $(filter Linux,$(shell uname -s)),bin/floor)
 	@test -x /usr/bin/time || { echo "make bench needs /usr/bin/time (apt-get install time)"; exit 1; }
 	$(GO) run ./cmd/godubench -dir $(BENCH_DIR) -godu bin/godu -purego bin/godu-purego -floor bin/floor -trees $(BENCH_TREES)
 
+# Memory as trees grow: peak RSS and time of godu -s, -a, -d 3, --json -a
+# and the ncdu export against du on trees of 0.4 M and 4 M empty files
+# (SCALE_TREES=0.4M for the small one alone; the 4 M tree takes minutes to
+# build, once, and 4 M inodes of the disk).
+SCALE_TREES ?= 0.4M,4M
+scale: build
+	@test -x /usr/bin/time || { echo "make scale needs /usr/bin/time (apt-get install time)"; exit 1; }
+	$(GO) run ./cmd/godubench -dir $(BENCH_DIR) -godu bin/godu -scale $(SCALE_TREES)
+
 # --- darwin, proven from Linux -------------------------------------------
 # zig (from PyPI) ships the macOS SDK headers and libSystem. It lacks
 # libresolv and CoreFoundation, which Go's darwin runtime links by default
@@ -136,3 +145,5 @@ asan:
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzAttrParse -fuzztime $(FUZZTIME) ./internal/bulk
+	$(GO) test -run '^$$' -fuzz FuzzJSONEntry -fuzztime $(FUZZTIME) ./internal/du
+	$(GO) test -run '^$$' -fuzz FuzzNcduString -fuzztime $(FUZZTIME) ./internal/du

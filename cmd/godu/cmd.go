@@ -156,6 +156,10 @@ func optionTable() []option {
 		{short: 'k', usage: "like --block-size=1K", apply: unit(1024)},
 		{short: 'm', usage: "like --block-size=1M", apply: unit(1 << 20)},
 		{long: "json", godu: true, usage: "godu: print one JSON document (see README) instead of lines", apply: set(func(s *settings) { s.o.JSON = true })},
+		{long: "ncdu-export", argName: "FILE", short: 'o', godu: true, arg: requiredArgument, usage: "godu: write the scan to FILE (- for standard output) in ncdu's export format instead of lines; browse it with ncdu -f FILE or gdu -f FILE", apply: func(s *settings, ev event) error {
+			s.o.NcduExport = ev.arg
+			return nil
+		}},
 		{long: "stats", godu: true, usage: "godu: print counts, errors, time and rate on stderr at the end", apply: set(func(s *settings) { s.o.Stats = true })},
 		{long: "progress", godu: true, usage: "godu: show a progress line on stderr even when it is not a terminal", apply: set(func(s *settings) { s.progress = 1 })},
 		{long: "no-progress", godu: true, usage: "godu: never show the progress line (default: shown on a terminal after half a second)", apply: set(func(s *settings) { s.progress = -1 })},
@@ -219,7 +223,7 @@ func parse(prog string, args []string, stdout, stderr io.Writer) (*settings, []s
 	if manOption != nil {
 		table = append(table, *manOption)
 	}
-	s := &settings{o: du.Options{MaxDepth: -1, Prog: prog, Block: du.DefaultBlockSize()}, stdin: os.Stdin}
+	s := &settings{o: du.Options{MaxDepth: -1, Prog: prog, Block: du.DefaultBlockSize(), Version: version}, stdin: os.Stdin}
 	events, operands := getopt(table, args)
 	ok := true
 	for _, ev := range events {

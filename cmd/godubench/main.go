@@ -39,9 +39,14 @@ func main() {
 	runs := flag.Int("runs", 10, "hyperfine runs per command")
 	rounds := flag.Int("paired", 30, "rounds of the paired comparison of godu with the floor (0: none)")
 	jobs := flag.Int("jobs", 0, "godu's worker count, also the floor's (0: godu's default)")
+	scaleTrees := flag.String("scale", "", "instead: peak RSS and time on the scale trees named (0.4M,4M; scale.go)")
 	flag.Parse()
 	if err := os.MkdirAll(*dir, 0o755); err != nil {
 		fatal(err)
+	}
+	if *scaleTrees != "" {
+		scale(*dir, *godu, *scaleTrees, 3)
+		return
 	}
 	j := *jobs
 	if j == 0 {

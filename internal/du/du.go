@@ -11,9 +11,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -62,6 +62,10 @@ type Options struct {
 	Progress int
 	StderrFd int
 	Prog     string
+	// NcduExport names the file of --ncdu-export (-o), "-" for standard
+	// output: the scan in ncdu's format (ncdu.go) instead of lines.
+	NcduExport string
+	Version    string // godu's, for the export's header
 }
 
 // Run prints du's output for operands (none means ".") on stdout and its
@@ -94,15 +98,49 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 	if o.Time != 0 {
 		o.zone = LocalZone()
 	}
-	out := bufio.NewWriterSize(stdout, 64<<10)
-	var doc jsonDoc
+	// Lines leave during the walk (walk.Options.Stream): each write
+	// erases the progress line first.
+	pw := &progressWriter{w: stdout}
+	out := bufio.NewWriterSize(pw, 64<<10)
+	var export *ncduSink
+	if o.NcduExport != "" {
+		if len(operands) != 1 {
+			fmt.Fprintf(stderr, "%s: --ncdu-export takes one operand\n", o.Prog)
+			return 1
+		}
+		stat := os.Lstat
+		if o.Deref != DerefNone {
+			stat = os.Stat
+		}
+		if fi, err := stat(operands[0]); err == nil && !fi.IsDir() {
+			// ncdu's format holds a directory at the top.
+			fmt.Fprintf(stderr, "%s: cannot export %s: %s\n", o.Prog, Quote(operands[0]), ErrorText(syscall.ENOTDIR))
+			return 1
+		}
+		if o.NcduExport != "-" {
+			f, err := os.Create(o.NcduExport)
+			if err != nil {
+				fmt.Fprintf(stderr, "%s: cannot open %s for writing: %s\n", o.Prog, Quote(o.NcduExport), ErrorText(err))
+				return 1
+			}
+			defer f.Close() // closed and checked below; this one for early returns
+			pw.w = f
+		}
+		export = newNcduSink(out, o.Version, time.Now())
+		o.All, o.MaxDepth = true, -1
+	}
+	var outMu sync.Mutex // out, between the stream and error messages
 	var prog *progress
 	started := time.Now()
 	var exclude func(string) bool
 	if !o.Exclude.Empty() {
 		exclude = o.Exclude.Match
 	}
-	w := walk.New(walk.Options{
+	var sink sink = &lineSink{o: &o, out: out}
+	if o.JSON {
+		sink = newJSONSink(&o, out)
+	}
+	wo := walk.Options{
 		FollowAll:      o.Deref == DerefAll,
 		Time:           o.Time,
 		Exclude:        exclude,
@@ -114,15 +152,30 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 		ListFiles:      o.All,
 		MaxDepth:       o.MaxDepth,
 		FollowOperands: o.Deref != DerefNone,
-		OnError: func(e *walk.Error) {
-			if o.JSON {
-				je := jsonError{Op: e.Op}
-				je.Path, je.PathBytes = jsonPath(e.Path)
-				if e.Err != nil {
-					je.Error = ErrorText(e.Err)
-				}
-				doc.Errors = append(doc.Errors, je)
+		Details:        export != nil,
+		Stream: func(path string, n *walk.Node) {
+			if export != nil {
+				outMu.Lock()
+				export.entry(path, n)
+				outMu.Unlock()
+				return
 			}
+			t := n.Totals
+			if o.SeparateDirs {
+				t = n.Own
+			}
+			v := o.value(t)
+			if o.Threshold >= 0 && v < uint64(o.Threshold) || o.Threshold < 0 && v > uint64(-o.Threshold) {
+				return
+			}
+			outMu.Lock()
+			sink.entry(path, t, n.IsDir)
+			outMu.Unlock()
+		},
+		OnError: func(e *walk.Error) {
+			outMu.Lock()
+			defer outMu.Unlock()
+			sink.fail(e)
 			out.Flush()
 			prog.clear()
 			defer prog.release()
@@ -132,16 +185,21 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 			}
 			fmt.Fprintf(stderr, "%s: cannot %s %s: %s\n", o.Prog, e.Op, Quote(e.Path), ErrorText(e.Err))
 		},
-	})
-	end := byte('\n')
-	if o.NullTerminate {
-		end = 0
 	}
+	if export != nil {
+		wo.OnEnter = func(path string, n *walk.Node) {
+			outMu.Lock()
+			export.enter(path, n)
+			outMu.Unlock()
+		}
+	}
+	w := walk.New(wo)
 	if width, tty := terminalWidth(o.StderrFd); o.Progress > 0 || o.Progress == 0 && tty {
 		if width == 0 {
 			width = 80
 		}
 		prog = startProgress(stderr, width, w)
+		pw.p = prog
 	}
 	var total walk.Totals
 	for i, op := range operands {
@@ -161,41 +219,20 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 			out.Flush()
 			return 1
 		}
-		prog.clear()
 		if root == nil {
 			continue
 		}
 		total.Add(root.Totals)
-		root.Walk(func(path string, n *walk.Node) {
-			t := n.Totals
-			if o.SeparateDirs {
-				t = n.Own
-			}
-			v := o.value(t)
-			if o.Threshold >= 0 && v < uint64(o.Threshold) || o.Threshold < 0 && v > uint64(-o.Threshold) {
-				return
-			}
-			if o.JSON {
-				doc.Entries = append(doc.Entries, o.jsonEntry(path, t, n.IsDir))
-				return
-			}
-			o.line(out, v, t.Time, path, end)
-		})
 		out.Flush()
-		prog.release()
 	}
 	prog.end()
-	if o.Total {
-		if o.JSON {
-			e := o.jsonEntry("total", total, false)
-			e.Type = ""
-			doc.Total = &e
-		} else {
-			o.line(out, o.value(total), total.Time, "total", end)
-		}
-	}
-	if o.JSON {
-		writeJSON(out, &doc)
+	switch {
+	case export != nil:
+		export.end()
+	case o.Total:
+		sink.end(&total)
+	default:
+		sink.end(nil)
 	}
 	if o.Stats {
 		out.Flush()
@@ -205,7 +242,11 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 		}
 		printStats(stderr, o.Prog, w.Stats(), time.Since(started), jobs)
 	}
-	if err := out.Flush(); err != nil {
+	err := out.Flush()
+	if f, ok := pw.w.(*os.File); ok && export != nil && err == nil {
+		err = f.Close()
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "%s: write error: %s\n", o.Prog, ErrorText(err))
 		return 1
 	}
@@ -242,21 +283,6 @@ func (o *Options) value(t walk.Totals) uint64 {
 		return uint64(t.Bytes)
 	}
 	return uint64(t.Blocks) * 512
-}
-
-func (o *Options) line(out *bufio.Writer, v uint64, tm int64, path string, end byte) {
-	if v == math.MaxUint64 { // du's sums saturate there
-		out.WriteString("Infinity")
-	} else {
-		out.WriteString(o.Block.Format(v))
-	}
-	out.WriteByte('\t')
-	if o.Time != 0 {
-		out.WriteString(Strftime(o.TimeFormat, o.zone.In(time.Unix(0, tm))))
-		out.WriteByte('\t')
-	}
-	out.WriteString(path)
-	out.WriteByte(end)
 }
 
 // ErrorText is the C library's message for err ("Permission denied"), which

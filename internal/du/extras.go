@@ -1,91 +1,17 @@
 package du
 
 import (
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/dustin/go-humanize"
 	"golang.org/x/sys/unix"
 
 	"github.com/godu-sh/godu/internal/walk"
 )
-
-// JSON output (--json): one document, every line du would print as an
-// object, in du's order, then the total (with -c) and the errors met.
-//
-//	{"entries": [{"path": "a/b", "type": "directory", "disk_usage": 8192,
-//	              "apparent_size": 4096, "inodes": 3, "time": "…"}],
-//	 "total": {...}, "errors": [{"op": "read directory", "path": "…",
-//	 "error": "Permission denied"}]}
-//
-// disk_usage and apparent_size are bytes; with -S they leave out
-// subdirectories as the line would. A path that is not valid UTF-8 is
-// given twice: "path" with each invalid byte replaced by U+FFFD, and
-// "path_bytes", the exact bytes in standard base64.
-type jsonEntry struct {
-	Path         string `json:"path"`
-	PathBytes    string `json:"path_bytes,omitempty"`
-	Type         string `json:"type,omitempty"`
-	DiskUsage    int64  `json:"disk_usage"`
-	ApparentSize int64  `json:"apparent_size"`
-	Inodes       int64  `json:"inodes"`
-	Time         string `json:"time,omitempty"`
-}
-
-type jsonError struct {
-	Op        string `json:"op"`
-	Path      string `json:"path"`
-	PathBytes string `json:"path_bytes,omitempty"`
-	Error     string `json:"error,omitempty"`
-}
-
-type jsonDoc struct {
-	Entries []jsonEntry `json:"entries"`
-	Total   *jsonEntry  `json:"total,omitempty"`
-	Errors  []jsonError `json:"errors"`
-}
-
-// jsonPath is a path as JSON carries it: the text, and the raw bytes
-// when the text cannot hold them.
-func jsonPath(p string) (string, string) {
-	if utf8.ValidString(p) {
-		return p, ""
-	}
-	return strings.ToValidUTF8(p, "\uFFFD"), base64.StdEncoding.EncodeToString([]byte(p))
-}
-
-func (o *Options) jsonEntry(path string, t walk.Totals, isDir bool) jsonEntry {
-	e := jsonEntry{DiskUsage: t.Blocks * 512, ApparentSize: t.Bytes, Inodes: t.Inodes}
-	e.Path, e.PathBytes = jsonPath(path)
-	if isDir {
-		e.Type = "directory"
-	} else {
-		e.Type = "file"
-	}
-	if o.Time != 0 {
-		e.Time = time.Unix(0, t.Time).Format(time.RFC3339Nano)
-	}
-	return e
-}
-
-func writeJSON(w io.Writer, doc *jsonDoc) error {
-	if doc.Entries == nil {
-		doc.Entries = []jsonEntry{}
-	}
-	if doc.Errors == nil {
-		doc.Errors = []jsonError{}
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
-}
 
 // printStats writes --stats' summary.
 func printStats(w io.Writer, prog string, s walk.Stats, elapsed time.Duration, jobs int) {

@@ -27,8 +27,10 @@
 //
 // The result of a walk is a tree of Nodes holding the entries the caller
 // asked to see (directories down to Options.MaxDepth, files too with
-// Options.ListFiles), children sorted by name. Errors go to
-// Options.OnError as *Error values.
+// Options.ListFiles), children sorted by name; or, with Options.Stream,
+// the same entries handed out in order as their subtrees complete, in
+// bounded memory, and no tree (stream.go). Errors go to Options.OnError as
+// *Error values.
 package walk
 
 import (
@@ -91,6 +93,21 @@ type Options struct {
 	// first of its links in traversal order when the walk is over, and is
 	// in the tree Walk returns.
 	OnNode func(path string, n *Node)
+	// Stream, if set, receives every reported Node in du's order (children
+	// before their directory, siblings by name), each as soon as its
+	// subtree is complete and every Node before it has been received, with
+	// its final figures, hard links included (stream.go). Calls are
+	// serialised. Walk then keeps no Node below the root: the root it
+	// returns has no Children.
+	Stream func(path string, n *Node)
+	// Details, with Stream, ListFiles and no MaxDepth, fills each streamed
+	// Node's Detail and streams, as files, the entries left out (--exclude,
+	// -x), those that could not be examined, and every further link to a
+	// hard-linked file, uncounted; OnEnter, if set, then receives each
+	// directory before its children. For exports that describe every
+	// entry (ncdu's format).
+	Details bool
+	OnEnter func(path string, n *Node)
 }
 
 // DefaultJobs is the worker count used when Options.Jobs is not set,
@@ -138,6 +155,8 @@ type Node struct {
 	Own Totals
 	// Children are the reported entries directly below, sorted by name.
 	Children []*Node
+	// Detail describes the entry itself, with Options.Details.
+	Detail Detail
 }
 
 // sortChildren puts n's children in name order, as they are printed.
@@ -398,7 +417,8 @@ type dir struct {
 	// skipped: a mount point left out by -x after opening it (macOS).
 	skipped bool
 	d       bulk.Dir
-	node    *Node // nil when not reported
+	node    *Node      // nil when not reported
+	st      *streamDir // with Options.Stream: kept for the emitter
 
 	sub     atomicTotals // the subtree so far
 	own     atomicTotals // the directory and its files
@@ -595,6 +615,8 @@ type run struct {
 	// (bulk.Reader.Tree) with treeMode.
 	tree     bool
 	treeMode bulk.Mode
+
+	em *emitter // with Options.Stream
 }
 
 // linkClaim is the link a hard-linked file is charged to: the first in
@@ -763,6 +785,9 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 		t := entryTotals(&rec)
 		n := &Node{Name: path, Totals: t, Own: t}
 		w.emit(path, n)
+		if w.opts.Stream != nil {
+			w.opts.Stream(path, n)
+		}
 		return n, ctx.Err()
 	}
 
@@ -795,7 +820,15 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	}
 	root := newDir(nil, path, 0, &rec)
 	root.node = &Node{Name: path, IsDir: true}
+	if w.opts.Details {
+		root.node.Detail = Detail{Self: entryTotals(&rec), Dev: rec.Dev}
+	}
 	root.fdRefs.Store(1)
+	if w.opts.Stream != nil {
+		r.em = &emitter{r: r, stack: []frame{{d: root, path: path}}}
+		defer r.em.spill.close()
+		root.stream()
+	}
 
 	flags := unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC | unix.O_NOCTTY | unix.O_NONBLOCK
 	if !follow {
@@ -808,6 +841,9 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	}
 	if err != nil {
 		w.fail("read directory", path, err)
+		if r.em != nil {
+			r.streamListed(root)
+		}
 		r.finish(root) // its own size still counts
 		return root.node, ctx.Err()
 	}
@@ -821,6 +857,10 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	g.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if r.em != nil {
+		r.em.kick() // every entry is complete: hands out the rest
+		return root.node, nil
 	}
 	r.chargeLinks()
 	return root.node, nil
@@ -903,6 +943,10 @@ func (r *run) visit(wk *worker, d *dir, fd int) {
 		d.sub = atomicTotals{}
 		d.node = nil
 		d.skipped = true
+		if r.em != nil {
+			d.stream().skipped.Store(true)
+			r.em.kick()
+		}
 		r.finish(d)
 		return
 	}
@@ -918,6 +962,9 @@ func (r *run) visit(wk *worker, d *dir, fd int) {
 	}
 	if err != nil {
 		r.w.fail("read directory", d.path(), err)
+		if d.node != nil {
+			d.node.Detail.ReadError = true
+		}
 	}
 
 	subdirs := d.subdirs
@@ -933,6 +980,9 @@ func (r *run) visit(wk *worker, d *dir, fd int) {
 	atomic.AddInt32(&d.pending, int32(direct))
 	d.fdRefs.Store(int32(opening) + 1)
 	r.releaseFd(d) // our own claim: closes now if there are no subdirectories
+	if r.em != nil && d.node != nil {
+		r.streamListed(d)
+	}
 	// The subdirectories go on the walk's shared stack, where any worker
 	// takes the next; new workers are started while slots are free
 	// (TryGo), and this one goes on with the next itself (work).
@@ -951,7 +1001,11 @@ func (r *run) push(ds []*dir) {
 	}
 	r.stackMu.Lock()
 	for i := len(ds) - 1; i >= 0; i-- {
-		r.stack = append(r.stack, ds[i])
+		if r.em != nil {
+			r.heapPush(ds[i]) // order.go
+		} else {
+			r.stack = append(r.stack, ds[i])
+		}
 	}
 	r.stackMu.Unlock()
 }
@@ -963,6 +1017,9 @@ func (r *run) pop() *dir {
 	if n == 0 {
 		return nil
 	}
+	if r.em != nil {
+		return r.heapPop()
+	}
 	d := r.stack[n-1]
 	r.stack[n-1] = nil
 	r.stack = r.stack[:n-1]
@@ -973,7 +1030,14 @@ func (r *run) pop() *dir {
 // worker that finds the stack empty ends: the others' pushes start new
 // ones.
 func (r *run) work(wk *worker) {
-	for d := r.pop(); d != nil; d = r.pop() {
+	for {
+		if r.em != nil {
+			r.em.help() // stream.go: past its budget, the stream goes first
+		}
+		d := r.pop()
+		if d == nil {
+			return
+		}
 		r.visit(wk, d, -1)
 	}
 }
@@ -1165,6 +1229,11 @@ func (r *run) walkTree(wk *worker, d *dir) (left []*dir, direct, directLeft int)
 			c.node = &Node{Name: name, IsDir: true}
 			if !standing {
 				c.node.Totals, c.node.Own = sub[i], own(nd)
+			}
+			switch {
+			case r.em != nil:
+				r.streamSubdir(p, c)
+			case !standing:
 				p.mu.Lock()
 				p.node.Children = append(p.node.Children, c.node)
 				p.mu.Unlock()
@@ -1181,10 +1250,23 @@ func (r *run) walkTree(wk *worker, d *dir) (left []*dir, direct, directLeft int)
 		}
 	}
 	if len(t.Links.Records) > 0 {
-		if r.linksNow {
+		switch {
+		case r.linksNow:
 			r.countTreeLinks(wk, d, &t)
-		} else {
+		case r.em != nil:
+			r.streamTreeLinks(d, &t, dirs)
+		default:
 			r.claimTree(wk, d, &t, dirs)
+		}
+	}
+	if r.em != nil {
+		for i, c := range dirs { // read here: listed (left ones when visited)
+			if c != nil && c.node != nil && nodes[i].Done != 0 {
+				r.streamListed(c)
+			}
+		}
+		for _, i := range done {
+			r.streamComplete(dirs[i])
 		}
 	}
 	clear(dirs)
@@ -1284,14 +1366,23 @@ func (r *run) take(wk *worker, d *dir, b *bulk.Batch, tree bool) {
 	for i := range b.Records {
 		rec := &b.Records[i]
 		if opts.Exclude != nil && opts.Exclude(Join(dpath, string(b.Name(rec)))) {
+			if opts.Details {
+				r.streamLeftOut(d, b.Name(rec), flagPattern)
+			}
 			continue
 		}
 		if rec.Errno != 0 {
 			r.w.fail("access", Join(d.path(), string(b.Name(rec))),
 				danglingErr(d.d.Fd(), string(b.Name(rec)), r.mode&bulk.Follow != 0, rec.Err()))
+			if opts.Details {
+				r.streamLeftOut(d, b.Name(rec), flagReadError)
+			}
 			continue
 		}
 		if opts.OneFileSystem && rec.Dev != r.rootDev {
+			if opts.Details {
+				r.streamLeftOut(d, b.Name(rec), flagOtherFS)
+			}
 			continue
 		}
 		if rec.Flags&bulk.FlagFirmlink != 0 {
@@ -1321,16 +1412,30 @@ func (r *run) take(wk *worker, d *dir, b *bulk.Batch, tree bool) {
 			c := newDir(d, string(b.Name(rec)), childDepth, rec)
 			if r.reported(childDepth) {
 				c.node = &Node{Name: c.name, IsDir: true}
+				if opts.Details {
+					c.node.Detail = Detail{Self: t, Dev: rec.Dev}
+				}
+				if r.em != nil {
+					r.streamSubdir(d, c)
+				}
 			}
 			subdirs = append(subdirs, c)
 			continue
 		}
 		own.Add(t)
-		if opts.ListFiles && d.node != nil && r.reported(childDepth) {
+		switch {
+		case !opts.ListFiles || d.node == nil || !r.reported(childDepth):
+		case r.em != nil:
+			r.streamFile(d, b.Name(rec), t, fileFlags(rec))
+		default:
 			files = append(files, &Node{Name: string(b.Name(rec)), Totals: t, Own: t})
 		}
 	}
-	if len(links) > 0 {
+	switch {
+	case len(links) == 0:
+	case r.em != nil:
+		r.streamLinks(d, b, links)
+	default:
 		r.claim(wk, d, b, links)
 	}
 	d.sub.add(own)
@@ -1365,12 +1470,15 @@ func (r *run) finish(d *dir) {
 				r.w.emit(d.path(), d.node)
 			}
 		}
+		if r.em != nil {
+			r.streamComplete(d)
+		}
 		p := d.parent
 		if p == nil {
 			return
 		}
 		p.sub.add(t)
-		if d.node != nil && p.node != nil {
+		if d.node != nil && p.node != nil && r.em == nil {
 			p.mu.Lock()
 			p.node.Children = append(p.node.Children, d.node)
 			p.mu.Unlock()

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"encoding/json"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/godu-sh/godu/internal/testtree"
+)
+
+// TestNcduExport writes random trees (hard links within, symlinks, fifos,
+// an excluded name; with -L dangling symlinks) in ncdu's format and has the two real readers load them: ncdu's re-export of the
+// file (`ncdu -f FILE -o -`) is the file itself but for the header, and
+// gdu's total is godu's.
+func TestNcduExport(t *testing.T) {
+	for _, tool := range []string{"ncdu", "gdu"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed (apt-get install ncdu gdu)", tool)
+		}
+	}
+	header := regexp.MustCompile(`^\[1,2,\{"progname":"[a-z]+","progver":"[^"]*","timestamp":[0-9]+\}`)
+	for seed := int64(1); seed <= 4; seed++ {
+		root := t.TempDir()
+		testtree.Random(t, filepath.Join(root, "t"), rand.New(rand.NewSource(seed)), 4, 8, 4, 12)
+		os.WriteFile(filepath.Join(root, "t", "skip.me"), make([]byte, 9000), 0o644)
+		for _, args := range [][]string{{}, {"--exclude", "*.me"}, {"-x"}, {"-L"}} {
+			file := filepath.Join(root, "export.json")
+			r := testtree.Run(t, root, nil, godu, append(append([]string{"-o", file}, args...), "t")...)
+			lines := testtree.Run(t, root, nil, godu, append(append([]string{"-s", "-B1"}, args...), "t")...)
+			if r.Code != lines.Code || sortedLines(r.Stderr) != sortedLines(lines.Stderr) || r.Stdout != "" {
+				t.Fatalf("%q: exit %d, stdout %q, stderr %q; without -o: %d %q", args, r.Code, r.Stdout, r.Stderr, lines.Code, lines.Stderr)
+			}
+			ours, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !json.Valid(ours) {
+				t.Fatalf("%q: not JSON:\n%s", args, ours)
+			}
+			if args == nil && !strings.Contains(string(ours), `"hlnkc":true`) {
+				t.Errorf("no hard link in the export:\n%s", ours)
+			}
+			again := testtree.Run(t, root, nil, "ncdu", "-f", file, "-o", "-")
+			if again.Code != 0 {
+				t.Fatalf("%q: ncdu -f: exit %d: %s", args, again.Code, again.Stderr)
+			}
+			if got, want := header.ReplaceAllString(again.Stdout, ""), strings.TrimSuffix(header.ReplaceAllString(string(ours), ""), "\n"); got != want {
+				t.Fatalf("%q: ncdu understood\n%s\nfrom\n%s", args, got, want)
+			}
+			// gdu: allocated bytes (for apparent sizes it counts 4,096 bytes
+			// per directory of its own accord).
+			g := testtree.Run(t, root, nil, "gdu", "-f", file, "-n", "-p", "-s", "--no-prefix")
+			gf, df := strings.Fields(g.Stdout), strings.Fields(lines.Stdout)
+			if g.Code != 0 || len(gf) == 0 || len(df) == 0 {
+				t.Fatalf("%q: gdu: %d %q %q; godu %q", args, g.Code, g.Stdout, g.Stderr, lines.Stdout)
+			}
+			if gf[0] != df[0] {
+				t.Errorf("seed %d %q: gdu totals %s, godu %s", seed, args, gf[0], df[0])
+			}
+		}
+	}
+}
+
+// TestNcduExportNames: names of every byte value load in ncdu, and the
+// export decodes back to the exact bytes (\udcXX for a byte of an invalid
+// sequence).
+func TestNcduExportNames(t *testing.T) {
+	if _, err := exec.LookPath("ncdu"); err != nil {
+		t.Skip("ncdu is not installed")
+	}
+	root := t.TempDir()
+	dir := filepath.Join(root, "t")
+	os.Mkdir(dir, 0o755)
+	want := map[string]bool{}
+	for b := 1; b < 256; b++ {
+		if b == '/' || b == '.' {
+			continue
+		}
+		name := "n" + string([]byte{byte(b)}) + "é\xc3"
+		os.WriteFile(filepath.Join(dir, name), nil, 0o644)
+		want[name] = true
+	}
+	r := testtree.Run(t, root, nil, godu, "--ncdu-export=-", "t")
+	if r.Code != 0 || !json.Valid([]byte(r.Stdout)) {
+		t.Fatalf("exit %d, valid JSON %v: %s", r.Code, json.Valid([]byte(r.Stdout)), r.Stderr)
+	}
+	for _, m := range regexp.MustCompile(`\{"name":("(?:[^"\\]|\\.)*")`).FindAllStringSubmatch(r.Stdout, -1)[1:] {
+		name := unescapeSurrogates(t, m[1])
+		if !want[name] {
+			t.Errorf("name %s decodes to %q, not a name in the tree", m[1], name)
+		}
+		delete(want, name)
+	}
+	if len(want) > 0 {
+		t.Errorf("%d names missing from the export", len(want))
+	}
+	os.WriteFile(filepath.Join(root, "x.json"), []byte(r.Stdout), 0o644)
+	if l := testtree.Run(t, root, nil, "ncdu", "-f", "x.json", "-o", "-"); l.Code != 0 {
+		t.Fatalf("ncdu -f: exit %d: %s", l.Code, l.Stderr)
+	}
+}
+
+// unescapeSurrogates decodes a JSON string, each \udcXX escape of a lone
+// low surrogate U+DC80..U+DCFF into the byte XX.
+func unescapeSurrogates(t *testing.T, s string) string {
+	var out []byte
+	for i := 1; i < len(s)-1; i++ {
+		c := s[i]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'u':
+			v, err := strconv.ParseUint(s[i+1:i+5], 16, 32)
+			if err != nil {
+				t.Fatalf("bad escape in %s", s)
+			}
+			if v >= 0xdc80 && v <= 0xdcff {
+				out = append(out, byte(v-0xdc00))
+			} else {
+				out = append(out, string(rune(v))...)
+			}
+			i += 4
+		default:
+			out = append(out, s[i])
+		}
+	}
+	return string(out)
+}
+
+func sortedLines(s string) string {
+	l := strings.Split(s, "\n")
+	sort.Strings(l)
+	return strings.Join(l, "\n")
+}
+
+// The export holds one directory: a file operand, or several operands, are
+// errors (ncdu would refuse the file).
+func TestNcduExportOperands(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "f"), nil, 0o644)
+	os.Mkdir(filepath.Join(root, "d"), 0o755)
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"-o", "-", "f"}, "godu: cannot export 'f': Not a directory\n"},
+		{[]string{"--ncdu-export=-", "d", "d"}, "godu: --ncdu-export takes one operand\n"},
+		{[]string{"-o", "no/such/dir/x.json", "d"}, "godu: cannot open 'no/such/dir/x.json' for writing: No such file or directory\n"},
+	} {
+		r := testtree.Run(t, root, nil, godu, c.args...)
+		if r.Code != 1 || r.Stderr != c.msg || r.Stdout != "" {
+			t.Errorf("%q: exit %d, %q, stdout %q; want 1, %q", c.args, r.Code, r.Stderr, r.Stdout, c.msg)
+		}
+	}
+}

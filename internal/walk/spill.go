@@ -1,0 +1,156 @@
+package walk
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"sync"
+)
+
+// A directory with more listed files than spillAt bytes of them in memory
+// (a directory of a million files under -a) writes them, sorted, as a run
+// to the walk's spill file, and the stream merges its runs by name as it
+// hands the files out. The spill file is private and nameless: made with
+// O_TMPFILE in $TMPDIR where the system has it, else created with mode
+// 0600 at a random name and unlinked at once, so that nothing is left
+// behind whichever way godu ends, a signal included.
+var spillAt = 1 << 20
+
+func init() {
+	// For tests of the spill file through the command.
+	if n, err := strconv.Atoi(os.Getenv("GODU_SPILL_AT")); err == nil && n > 0 {
+		spillAt = n
+	}
+}
+
+// spillFile is the walk's spill file, made on first use.
+type spillFile struct {
+	mu   sync.Mutex
+	f    *os.File
+	err  error // making it failed: runs stay in memory
+	size int64
+}
+
+// createUnlinked makes a temporary file in dir, mode 0600 at a random
+// name, and unlinks it at once.
+func createUnlinked(dir string) (*os.File, error) {
+	f, err := os.CreateTemp(dir, ".godu-spill-*")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// write appends b, returning where it went.
+func (s *spillFile) write(b []byte) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.f == nil && s.err == nil {
+		s.f, s.err = openPrivateTemp(os.TempDir())
+	}
+	if s.err != nil {
+		return 0, s.err
+	}
+	off := s.size
+	if _, err := s.f.WriteAt(b, off); err != nil {
+		return 0, err
+	}
+	s.size += int64(len(b))
+	return off, nil
+}
+
+func (s *spillFile) close() {
+	if s != nil && s.f != nil {
+		s.f.Close()
+	}
+}
+
+// spillRun is one sorted run of a directory's files in the spill file,
+// and, while the stream merges it, the file at its head.
+type spillRun struct {
+	off, n int64
+	rd     *bufio.Reader
+	head   []byte // the record at the head, nil once the run is done
+}
+
+// spill writes p's files, sorted, as a run; on failure they stay.
+func (p *packed) spill(sf *spillFile, withTime bool) {
+	p.sort()
+	var b []byte
+	for _, ref := range p.refs {
+		b = append(b, p.record(ref)[:p.recordLen(ref, withTime)]...)
+	}
+	off, err := sf.write(b)
+	if err != nil {
+		return
+	}
+	p.runs = append(p.runs, &spillRun{off: off, n: int64(len(b))})
+	p.chunks, p.refs, p.inMemory, p.alloc = nil, nil, 0, 0
+}
+
+// recordLen is the length of the record at ref.
+func (p *packed) recordLen(ref uint32, withTime bool) int {
+	_, _, _, size := decodeRecord(p.record(ref), withTime)
+	return size
+}
+
+func (p *packed) sort() {
+	sort.Slice(p.refs, func(i, j int) bool {
+		return bytes.Compare(recordName(p.record(p.refs[i])), recordName(p.record(p.refs[j]))) < 0
+	})
+}
+
+// startMerge readies p's runs to be merged with what is in memory.
+func (p *packed) startMerge(sf *spillFile, withTime bool) error {
+	for _, r := range p.runs {
+		r.rd = bufio.NewReaderSize(io.NewSectionReader(sf.f, r.off, r.n), 16<<10)
+		if err := r.next(withTime); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// next reads the run's next record into head (nil at the end).
+func (r *spillRun) next(withTime bool) error {
+	r.head = r.head[:0]
+	n, err := binary.ReadUvarint(r.rd)
+	if err == io.EOF {
+		r.head = nil
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	r.head = binary.AppendUvarint(r.head, n)
+	name := make([]byte, n)
+	if _, err := io.ReadFull(r.rd, name); err != nil {
+		return err
+	}
+	r.head = append(r.head, name...)
+	fields := 2
+	if withTime {
+		fields = 3
+	}
+	for i := 0; i < fields; i++ {
+		v, err := binary.ReadUvarint(r.rd) // a Varint is read back as its bits
+		if err != nil {
+			return err
+		}
+		r.head = binary.AppendUvarint(r.head, v)
+	}
+	flags, err := r.rd.ReadByte()
+	if err != nil {
+		return err
+	}
+	r.head = append(r.head, flags)
+	return nil
+}

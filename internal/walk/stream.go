@@ -1,0 +1,382 @@
+package walk
+
+import (
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/godu-sh/godu/internal/bulk"
+	"github.com/godu-sh/godu/internal/inodeset"
+)
+
+// An ordered stream (Options.Stream) hands out the reported entries in
+// du's order, children before their directory and siblings by name, each
+// as soon as its subtree is complete and every entry before it has been
+// handed out; nothing is kept once it has been.
+//
+// Each reported directory lists its reported children once it is read
+// (listed), sorted by name: listed files packed (packed.go: name and
+// figures as varints, about 16 bytes a file), subdirectories, and hard
+// links. An emitter walks these lists in order, merging the three by name:
+// it hands out a file at once, enters a subdirectory once it is listed,
+// and hands out a directory once it is complete and all its children have
+// gone. Whatever is complete ahead of the emitter waits in the lists;
+// past heldBudget bytes of it, workers run the emitter before they read
+// another directory (Walker's scheduler meanwhile takes directories in
+// du's order, order.go), so what waits stays about bounded.
+//
+// Hard-linked files are charged as the emitter meets them: the first link
+// in du's order counts, as when the walk charges them afterwards, but
+// without a table of every linked file met. A directory whose children
+// are reported holds its links among its children, by name; one whose
+// children are not (at the -d limit) holds those of its whole subtree,
+// each named by its path below it with NUL between names, so that sorting
+// the names bytewise gives du's order, and charges them once complete.
+// Directories that are not reported pass their links up when they
+// complete.
+
+// heldBudget is how many bytes of listed files and links may wait ahead
+// of the emitter before workers help it.
+const heldBudget = 2 << 20
+
+// streamDir is what a stream keeps of a directory until it is handed out.
+type streamDir struct {
+	files   packed // listed files (packed.go), sorted by name once listed
+	subdirs []*dir // reported subdirectories, sorted once listed
+	links   []link // links among the children, sorted once listed
+	deep    []link // links charged once complete
+	si, li  int    // the emitter's next subdirectory and link
+	merging bool   // the emitter has started merging the files' runs
+
+	listed   atomic.Bool
+	complete atomic.Bool
+	skipped  atomic.Bool // left out after all (a mount point under -x)
+	// Links charged by the emitter below and in the directory, and those
+	// of them directly in it (du -S); the emitter's alone.
+	extra, extraOwn Totals
+}
+
+// link is a hard-linked file met in the walk. name is its path below the
+// directory holding it, its names separated by NUL.
+type link struct {
+	name  string
+	key   inodeset.Key
+	t     Totals
+	nlink uint32
+}
+
+// Detail is what Options.Details adds to a streamed Node.
+type Detail struct {
+	Self      Totals // the entry alone: a directory without its contents
+	Dev       uint64 // a directory's device
+	Ino       uint64 // a hard-linked file's inode number
+	Nlink     uint32 // and its link count
+	NotReg    bool   // neither a regular file nor a directory
+	ReadError bool   // could not be read (a directory) or examined
+	// Excluded is "pattern" for an entry left out by Options.Exclude,
+	// "otherfs" for one on another file system with OneFileSystem.
+	Excluded  string
+	Uncounted bool // a further link to a file counted at an earlier one
+}
+
+// stream returns d's stream state, made on first use.
+func (d *dir) stream() *streamDir {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.st == nil {
+		d.st = &streamDir{}
+	}
+	return d.st
+}
+
+// streamFile lists a file of reported d.
+func (r *run) streamFile(d *dir, name []byte, t Totals, flags uint8) {
+	st := d.stream()
+	d.mu.Lock()
+	withTime := r.w.opts.Time != 0
+	size := int64(st.files.add(name, t, withTime, flags))
+	if st.files.inMemory > spillAt {
+		size -= int64(st.files.alloc)
+		st.files.spill(&r.em.spill, withTime)
+		size += int64(st.files.alloc)
+	}
+	d.mu.Unlock()
+	r.em.held.Add(size)
+}
+
+// streamLeftOut lists, with Options.Details, an entry of d that is not
+// counted: left out (flagPattern, flagOtherFS) or not examined.
+func (r *run) streamLeftOut(d *dir, name []byte, flag uint8) {
+	if d.node != nil && r.em != nil {
+		r.streamFile(d, name, Totals{}, flag)
+	}
+}
+
+// streamSubdir lists reported subdirectory c of d.
+func (r *run) streamSubdir(d, c *dir) {
+	c.stream()
+	st := d.stream()
+	d.mu.Lock()
+	st.subdirs = append(st.subdirs, c)
+	d.mu.Unlock()
+}
+
+// streamLink takes a hard link found in d: among d's children when they
+// are reported, else held to be charged when d completes.
+func (r *run) streamLink(d *dir, l link) {
+	st := d.stream()
+	d.mu.Lock()
+	if d.node != nil && r.reported(d.depth+1) && !strings.Contains(l.name, "\x00") {
+		st.links = append(st.links, l)
+	} else {
+		st.deep = append(st.deep, l)
+	}
+	d.mu.Unlock()
+	r.em.held.Add(l.size())
+}
+
+// size is about what l takes in memory, for the held budget.
+func (l *link) size() int64 { return int64(unsafe.Sizeof(*l)) + int64(len(l.name)) }
+
+// streamLinks takes the hard links among b's records (indices in links),
+// found in d.
+func (r *run) streamLinks(d *dir, b *bulk.Batch, links []int32) {
+	for _, i := range links {
+		rec := &b.Records[i]
+		r.streamLink(d, link{name: string(b.Name(rec)), key: inodeset.Key{Dev: rec.Dev, Ino: rec.Ino}, t: entryTotals(rec), nlink: rec.Nlink})
+	}
+}
+
+// streamTreeLinks takes the links a subtree walk met: each goes to the
+// nearest directory of the walk that has a dir (dirs, by node), with its
+// path below it.
+func (r *run) streamTreeLinks(d *dir, t *bulk.Tree, dirs []*dir) {
+	var names []string
+	for k, ni := range t.LinkNodes {
+		names = names[:0]
+		h := d
+		for j := ni; j >= 0; j = t.Nodes[j].Parent {
+			if dirs[j] != nil {
+				h = dirs[j]
+				break
+			}
+			names = append(names, string(t.NodeName(&t.Nodes[j])))
+		}
+		var sb strings.Builder
+		for i := len(names) - 1; i >= 0; i-- {
+			sb.WriteString(names[i])
+			sb.WriteByte(0)
+		}
+		rec := &t.Links.Records[k]
+		sb.Write(t.Links.Name(rec))
+		r.streamLink(h, link{name: sb.String(), key: inodeset.Key{Dev: rec.Dev, Ino: rec.Ino}, t: entryTotals(rec), nlink: rec.Nlink})
+	}
+}
+
+// streamListed marks reported d as listed: its children are all known.
+func (r *run) streamListed(d *dir) {
+	st := d.stream()
+	d.mu.Lock()
+	st.files.sort()
+	sort.Slice(st.subdirs, func(i, j int) bool { return st.subdirs[i].name < st.subdirs[j].name })
+	sort.Slice(st.links, func(i, j int) bool { return st.links[i].name < st.links[j].name })
+	d.mu.Unlock()
+	st.listed.Store(true)
+	r.em.kick()
+}
+
+// streamComplete marks reported d complete (its Node's figures set), or
+// passes unreported d's links to its parent.
+func (r *run) streamComplete(d *dir) {
+	if d.node != nil {
+		d.stream().complete.Store(true)
+		r.em.kick()
+		return
+	}
+	if d.st == nil || len(d.st.deep) == 0 || d.parent == nil {
+		return
+	}
+	p := d.parent.stream()
+	d.parent.mu.Lock()
+	for _, l := range d.st.deep {
+		l.name = d.name + "\x00" + l.name
+		p.deep = append(p.deep, l)
+	}
+	d.parent.mu.Unlock()
+	d.st.deep = nil
+}
+
+// emitter hands out entries in order (see above). One goroutine at a
+// time advances it; others only mark it dirty.
+type emitter struct {
+	r     *run
+	mu    sync.Mutex
+	dirty atomic.Bool
+	held  atomic.Int64 // bytes of listed files and links not handed out
+	stack []frame      // the directories entered, the root first
+	file  Node         // the Node handed out for a file
+	spill spillFile    // spill.go
+}
+
+// spillFailed reports that the spill file could not be read back: the
+// files of a run are missing from the output.
+func (e *emitter) spillFailed(err error) {
+	e.r.w.fail("read", "(temporary file)", err)
+}
+
+type frame struct {
+	d       *dir
+	path    string
+	entered bool // OnEnter has had it
+}
+
+// kick advances the emitter unless another goroutine is at it, which will
+// then advance it again.
+func (e *emitter) kick() {
+	e.dirty.Store(true)
+	for e.dirty.Load() && e.mu.TryLock() {
+		e.dirty.Store(false)
+		e.advance()
+		e.mu.Unlock()
+	}
+}
+
+// help advances the emitter, waiting for it if need be, when more than
+// heldBudget waits: a worker calls it before it reads a directory.
+func (e *emitter) help() {
+	if e.held.Load() <= heldBudget {
+		return
+	}
+	e.mu.Lock()
+	e.dirty.Store(false)
+	e.advance()
+	e.mu.Unlock()
+	e.kick() // kicks that came meanwhile
+}
+
+func (e *emitter) advance() {
+	opts := &e.r.w.opts
+	withTime := opts.Time != 0
+	for len(e.stack) > 0 {
+		f := &e.stack[len(e.stack)-1]
+		st := f.d.st
+		if !st.listed.Load() {
+			return
+		}
+		if !f.entered {
+			f.entered = true
+			if opts.OnEnter != nil {
+				opts.OnEnter(f.path, f.d.node)
+			}
+		}
+		if !st.merging {
+			st.merging = true
+			if err := st.files.startMerge(&e.spill, withTime); err != nil {
+				e.spillFailed(err)
+			}
+		}
+		// The next child by name: a file, a subdirectory or a link.
+		var fname []byte
+		var sname, lname string
+		rec, src, hasF := st.files.head()
+		hasS, hasL := st.si < len(st.subdirs), st.li < len(st.links)
+		if hasF {
+			fname = recordName(rec)
+		}
+		if hasS {
+			sname = st.subdirs[st.si].name
+		}
+		if hasL {
+			lname = st.links[st.li].name
+		}
+		switch {
+		case hasF && (!hasS || string(fname) < sname) && (!hasL || string(fname) < lname):
+			name, t, flags, _ := decodeRecord(rec, withTime)
+			e.file = Node{Name: string(name), Totals: t, Own: t}
+			if err := st.files.advance(src, withTime); err != nil {
+				e.spillFailed(err)
+			}
+			if opts.Details {
+				e.file.Detail = fileDetail(t, flags)
+			}
+			opts.Stream(Join(f.path, e.file.Name), &e.file)
+			if _, _, more := st.files.head(); !more {
+				e.held.Add(-int64(st.files.alloc))
+				st.files = packed{}
+			}
+		case hasL && (!hasS || lname < sname):
+			l := &st.links[st.li]
+			st.li++
+			counted := e.charge(st, l, true)
+			if counted && opts.ListFiles || opts.Details {
+				e.file = Node{Name: l.name, Totals: l.t, Own: l.t}
+				if opts.Details {
+					e.file.Detail = Detail{Self: l.t, Ino: l.key.Ino, Nlink: l.nlink, Uncounted: !counted}
+				}
+				opts.Stream(Join(f.path, l.name), &e.file)
+			}
+		case hasS:
+			c := st.subdirs[st.si]
+			if c.st.skipped.Load() {
+				st.subdirs[st.si] = nil
+				st.si++
+				continue
+			}
+			if !c.st.listed.Load() {
+				return
+			}
+			st.subdirs[st.si] = nil
+			st.si++
+			e.stack = append(e.stack, frame{d: c, path: Join(f.path, c.name)})
+		default:
+			if !st.complete.Load() {
+				return
+			}
+			sort.Slice(st.deep, func(i, j int) bool { return st.deep[i].name < st.deep[j].name })
+			for i := range st.deep {
+				l := &st.deep[i]
+				e.charge(st, l, !strings.Contains(l.name, "\x00"))
+			}
+			n := f.d.node
+			n.Totals.Add(st.extra)
+			n.Own.Add(st.extraOwn)
+			opts.Stream(f.path, n)
+			e.stack = e.stack[:len(e.stack)-1]
+			if len(e.stack) > 0 {
+				e.stack[len(e.stack)-1].d.st.extra.Add(st.extra)
+			}
+			st.subdirs, st.links, st.deep = nil, nil, nil
+		}
+	}
+}
+
+// charge counts l in st if it is the first link to its file met in du's
+// order (and not counted under an earlier operand).
+func (e *emitter) charge(st *streamDir, l *link, direct bool) bool {
+	w := e.r.w
+	e.held.Add(-l.size())
+	if !w.add(l.key) {
+		w.after.links.Add(1)
+		return false
+	}
+	st.extra.Add(l.t)
+	if direct {
+		st.extraOwn.Add(l.t)
+	}
+	w.after.files.Add(1)
+	w.after.blocks.Add(l.t.Blocks)
+	return true
+}
+
+func fileDetail(t Totals, flags uint8) Detail {
+	d := Detail{Self: t, NotReg: flags&flagNotReg != 0, ReadError: flags&flagReadError != 0}
+	switch {
+	case flags&flagPattern != 0:
+		d.Excluded = "pattern"
+	case flags&flagOtherFS != 0:
+		d.Excluded = "otherfs"
+	}
+	return d
+}
