@@ -223,7 +223,7 @@ func parse(prog string, args []string, stdout, stderr io.Writer) (*settings, []s
 	if manOption != nil {
 		table = append(table, *manOption)
 	}
-	s := &settings{o: du.Options{MaxDepth: -1, Prog: prog, Block: du.DefaultBlockSize(), Version: version}, stdin: os.Stdin}
+	s := &settings{o: du.Options{MaxDepth: -1, Prog: prog, Block: du.DefaultBlockSize(), Version: version, Stdin: stdin}, stdin: stdin}
 	events, operands := getopt(table, args)
 	ok := true
 	for _, ev := range events {

@@ -15,8 +15,8 @@ import (
 )
 
 // invoke runs one program of a differential case. Every godu run of the
-// generated cases goes through here, so another runner (a pseudo-terminal
-// one) can take its place. Both programs get argv[0] "du", so their
+// generated cases goes through here, and a share of them runs again on a
+// pseudo-terminal (checkOnTerminal). Both programs get argv[0] "du", so their
 // messages are compared byte for byte.
 func invoke(t *testing.T, dir string, env []string, stdin string, name string, args []string) testtree.Result {
 	t.Helper()
@@ -35,7 +35,11 @@ func invoke(t *testing.T, dir string, env []string, stdin string, name string, a
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	return testtree.Result{Stdout: o.String(), Stderr: e.String(), Code: code}
+	res := testtree.Result{Stdout: o.String(), Stderr: e.String(), Code: code}
+	if name != "du" {
+		checkOnTerminal(t, dir, env, stdin, name, args, res)
+	}
+	return res
 }
 
 // seedOffset shifts the generators' fixed seeds by $GODU_TEST_SEED, to

@@ -1,24 +1,84 @@
 // Command godu summarises disk usage like GNU du, with the same options,
 // numbers and output, many times faster on large trees.
+
+// The runtime would hold two descriptors for the life of the process to
+// follow a container's CPU quota (cgroup files); under a low descriptor
+// limit those are the ones the walk needs.
+//
+//go:debug containermaxprocs=0
 package main
 
 import (
+	"fmt"
+	"io"
 	"os"
+	"os/signal"
 	"runtime"
+	"syscall"
 	"time"
+
+	"github.com/godu-sh/godu/internal/du"
 )
+
+// stdin is where "-" of --files0-from and --exclude-from reads.
+var stdin io.Reader = os.Stdin
 
 func init() {
 	// No allocation profile is ever read: recording one costs a stack
 	// walk per sampled allocation and page faults at start-up.
 	runtime.MemProfileRate = 0
-	// The runtime's poller takes a descriptor (epoll) the first time any
-	// timer is set, the garbage collector's own included, and cannot live
-	// without it: set one now, while descriptors are to be had, rather
-	// than in the middle of a walk that has used them all.
+	// The runtime's poller needs two descriptors (epoll, eventfd) the
+	// first time any timer is set, the garbage collector's own included,
+	// and dies without them: take them now, while descriptors are to be
+	// had, rather than in the middle of a walk that has used them all;
+	// below that limit, say so in one line.
+	if !spareDescriptors(2) {
+		fmt.Fprintf(os.Stderr, "%s: cannot start: %s (the Go runtime needs 2 descriptors beyond 0, 1 and 2)\n",
+			os.Args[0], du.ErrorText(syscall.EMFILE))
+		os.Exit(1)
+	}
 	time.AfterFunc(time.Hour, func() {}).Stop()
 }
 
+// spareDescriptors reports whether n more descriptors can be opened.
+func spareDescriptors(n int) bool {
+	var fds []int
+	defer func() {
+		for _, fd := range fds {
+			syscall.Close(fd)
+		}
+	}()
+	for range n {
+		fd, err := syscall.Dup(2)
+		if err != nil {
+			return false
+		}
+		fds = append(fds, fd)
+	}
+	return true
+}
+
+// failing is a standard stream that was closed when godu started: every
+// read or write fails as it did for du, whose descriptor stays closed.
+type failing struct{ err error }
+
+func (f failing) Read([]byte) (int, error)  { return 0, f.err }
+func (f failing) Write([]byte) (int, error) { return 0, f.err }
+
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	closed, sigpipeIgnored := execState()
+	var stdout io.Writer = os.Stdout
+	if closed&(1<<1) != 0 {
+		stdout = failing{syscall.EBADF}
+	}
+	if closed&(1<<0) != 0 {
+		stdin = failing{syscall.EBADF}
+	}
+	if sigpipeIgnored {
+		// Keep it ignored: a write to a closed pipe then fails with
+		// EPIPE and is reported, as du reports it, instead of the
+		// runtime's SIGPIPE ending the process.
+		signal.Ignore(syscall.SIGPIPE)
+	}
+	os.Exit(run(os.Args[1:], stdout, os.Stderr))
 }

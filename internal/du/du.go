@@ -9,6 +9,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -247,7 +248,7 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 		err = f.Close()
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: write error: %s\n", o.Prog, ErrorText(err))
+		writeError(stderr, o.Prog, err)
 		return 1
 	}
 	if w.Errors() > 0 {
@@ -356,4 +357,16 @@ func (o *Options) readFiles0(stderr io.Writer) (ops []string, invalid map[int]st
 		}
 	}
 	return ops, invalid, readErr, true
+}
+
+// writeError reports output that could not be written, as du does when it
+// closes its standard output: a descriptor that was never open (EBADF)
+// fails the close too and du names that error; any other failure (a full
+// disk, a closed pipe) came from an earlier write, and du names none.
+func writeError(stderr io.Writer, prog string, err error) {
+	if errors.Is(err, syscall.EBADF) {
+		fmt.Fprintf(stderr, "%s: write error: %s\n", prog, ErrorText(err))
+		return
+	}
+	fmt.Fprintf(stderr, "%s: write error\n", prog)
 }

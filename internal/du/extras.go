@@ -55,18 +55,22 @@ func startProgress(w io.Writer, width int, wk *walk.Walker) *progress {
 	if delay <= 0 {
 		p.draw() // at once, however short the scan (tests)
 	}
-	go p.run(delay)
+	every := 200 * time.Millisecond
+	if d, err := time.ParseDuration(os.Getenv("GODU_PROGRESS_EVERY")); err == nil && d > 0 {
+		every = d // for tests
+	}
+	go p.run(delay, every)
 	return p
 }
 
-func (p *progress) run(delay time.Duration) {
+func (p *progress) run(delay, every time.Duration) {
 	defer close(p.done)
 	select {
 	case <-p.stop:
 		return
 	case <-time.After(delay):
 	}
-	t := time.NewTicker(200 * time.Millisecond)
+	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		p.draw()
@@ -83,10 +87,8 @@ func (p *progress) draw() {
 	n := s.Dirs + s.Files
 	el := time.Since(p.started).Seconds()
 	line := fmt.Sprintf("%s entries, %s, %s/s, %s", humanize.Comma(n), humanize.IBytes(uint64(s.Blocks)*512),
-		humanize.Comma(int64(float64(n)/el)), p.walker.Current())
-	if r := []rune(line); len(r) > p.width-1 {
-		line = string(r[:p.width-1])
-	}
+		humanize.Comma(int64(float64(n)/el)), TerminalSafe(p.walker.Current()))
+	line = FitWidth(line, p.width-1)
 	p.mu.Lock()
 	fmt.Fprintf(p.w, "\r\x1b[K%s", line)
 	p.shown = true

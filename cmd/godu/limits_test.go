@@ -1,0 +1,54 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/godu-sh/godu/internal/testtree"
+)
+
+// TestFewDescriptors: under a descriptor limit of 4 to 10, godu never dies
+// of a Go runtime error: it prints what it prints without a limit (du's
+// output), or reports the descriptors it lacked with status 1, or says in
+// one line that it cannot start. (du itself, under such limits, may print
+// smaller sums without a message; its unlimited output is the oracle.)
+func TestFewDescriptors(t *testing.T) {
+	needDu(t)
+	root := t.TempDir()
+	testtree.Build(t, root, map[string]string{"d/a/b/c/f": "file:100", "d/a/g": "file:10", "d/h/i": "file:1"})
+	for n := 4; n <= 10; n++ {
+		for _, args := range [][]string{{"-s", "d"}, {"-a", "d"}, {"d", "d/a"}} {
+			run := func(prog string, limit int) testtree.Result {
+				cmd := exec.Command("bash", append([]string{"-c", "ulimit -n " + strconv.Itoa(limit) + `; exec -a du "$0" "$@"`, prog}, args...)...)
+				cmd.Dir = root
+				cmd.Env = append(os.Environ(), "LC_ALL=C", "GORACE=atexit_sleep_ms=0")
+				var o, e strings.Builder
+				cmd.Stdout, cmd.Stderr = &o, &e
+				err := cmd.Run()
+				code := 0
+				if ee, ok := err.(*exec.ExitError); ok {
+					code = ee.ExitCode()
+				} else if err != nil {
+					t.Fatal(err)
+				}
+				// du's lines come in directory order, godu's in its own.
+				return testtree.Result{Stdout: sortedLines(o.String()), Stderr: e.String(), Code: code}
+			}
+			got, want := run(godu, n), run("du", 1024)
+			switch {
+			case strings.Contains(got.Stderr, "fatal error") || strings.Contains(got.Stderr, "goroutine") || strings.Contains(got.Stderr, "runtime:"):
+				t.Errorf("ulimit -n %d, %q: the Go runtime died:\n%s", n, args, got.Stderr)
+			case got == want:
+			case got.Code == 1 && got.Stderr == "du: cannot start: Too many open files (the Go runtime needs 2 descriptors beyond 0, 1 and 2)\n":
+			case got.Code == 1 && strings.Contains(got.Stderr, "Too many open files"):
+				// Degraded as du degrades, with fewer descriptors to
+				// spare than du has (the runtime holds two).
+			default:
+				t.Errorf("ulimit -n %d, %q: godu %+v\ndu %+v", n, args, got, want)
+			}
+		}
+	}
+}

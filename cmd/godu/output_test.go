@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bytes"
+	"math/rand"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/godu-sh/godu/internal/testtree"
+)
+
+// Output is data: godu reports output it could not write as du does, with
+// du's message and exit status, on every way standard output can fail.
+
+// outputSink is one way standard output fails.
+type outputSink struct {
+	name string
+	// shell wraps the command: "$0" "$@" is the program and its
+	// arguments, run as du.
+	shell string
+	// brokenPipe gives the command a pipe whose reader is gone.
+	brokenPipe bool
+}
+
+var outputSinks = []outputSink{
+	{name: "closed", shell: `exec -a du "$0" "$@" >&-`},
+	{name: "full", shell: `exec -a du "$0" "$@" >/dev/full`},
+	{name: "broken pipe, SIGPIPE ignored", shell: `trap '' PIPE; exec -a du "$0" "$@"`, brokenPipe: true},
+	{name: "broken pipe", shell: `exec -a du "$0" "$@"`, brokenPipe: true},
+}
+
+func runSink(t *testing.T, dir string, s outputSink, prog string, args []string) testtree.Result {
+	t.Helper()
+	cmd := exec.Command("bash", append([]string{"-c", s.shell, prog}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "LC_ALL=C", "TZ=UTC", "GORACE=atexit_sleep_ms=0")
+	var e bytes.Buffer
+	cmd.Stderr = &e
+	if s.brokenPipe {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+		defer w.Close()
+		cmd.Stdout = w
+	}
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return testtree.Result{Stderr: e.String(), Code: code}
+}
+
+// TestOutputFailure: generated du command lines, each with its standard
+// output closed, on a full device, and on a pipe with no reader (SIGPIPE
+// ignored and not): godu's messages and status are du's.
+func TestOutputFailure(t *testing.T) {
+	needDu(t)
+	root := t.TempDir()
+	testtree.Build(t, root, map[string]string{"d/a": "file:5000", "d/e/b": "file:100", "f": "file:3000"})
+	opts := [][]string{{"-s"}, {"-a"}, {"-0"}, {"-c"}, {"-h"}, {"-d", "1"}, {"--inodes"}, {"-S"}, {"-k"}, {"--time"}, {"-l"}, {"-x"}}
+	rng := rand.New(rand.NewSource(20261122 + seedOffset()))
+	for i := 0; i < 24; i++ {
+		var args []string
+		for _, o := range opts {
+			if rng.Intn(4) == 0 {
+				args = append(args, o...)
+			}
+		}
+		if len(args) >= 2 && args[0] == "-s" && contains(args, "-a") {
+			continue // a usage error, which writes nothing
+		}
+		args = append(args, [][]string{{"d"}, {"d", "f"}, {"."}, {"f", "missing"}}[rng.Intn(4)]...)
+		for _, s := range outputSinks {
+			want := runSink(t, root, s, "du", args)
+			got := runSink(t, root, s, godu, args)
+			if got != want {
+				t.Errorf("%s, %q:\ngodu %q, status %d\ndu   %q, status %d", s.name, args, got.Stderr, got.Code, want.Stderr, want.Code)
+			}
+		}
+	}
+}
+
+// TestGoduOutputFailure: godu's own formats (--json, the ncdu export to
+// standard output) fail as du's lines do.
+func TestGoduOutputFailure(t *testing.T) {
+	root := t.TempDir()
+	testtree.Build(t, root, map[string]string{"d/a": "file:5000"})
+	for _, args := range [][]string{{"--json", "d"}, {"--json", "-a", "d"}, {"--ncdu-export=-", "d"}, {"-o", "-", "d"}, {"--stats", "-s", "d"}} {
+		for _, s := range outputSinks {
+			got := runSink(t, root, s, godu, args)
+			want := "du: write error\n"
+			if s.name == "closed" {
+				want = "du: write error: Bad file descriptor\n"
+			}
+			if s.name == "broken pipe" {
+				if got.Code != 128+13 && got.Code != -1 {
+					t.Errorf("%s, %q: status %d, want death by SIGPIPE as du's", s.name, args, got.Code)
+				}
+				continue
+			}
+			if !strings.HasSuffix(got.Stderr, want) || got.Code != 1 {
+				t.Errorf("%s, %q: %q, status %d; want %q, status 1", s.name, args, got.Stderr, got.Code, want)
+			}
+		}
+	}
+}
+
+// TestClosedInput: "-" of --files0-from and --exclude-from read a closed
+// standard input as du does.
+func TestClosedInput(t *testing.T) {
+	needDu(t)
+	root := t.TempDir()
+	testtree.Build(t, root, map[string]string{"d/a": "file:5000"})
+	for _, args := range [][]string{{"--files0-from=-"}, {"-X", "-", "d"}, {"--exclude-from=-", "-s", "d"}, {"--files0-from", "-", "-c"}} {
+		s := outputSink{name: "stdin closed", shell: `exec -a du "$0" "$@" <&-`}
+		want := runSink(t, root, s, "du", args)
+		got := runSink(t, root, s, godu, args)
+		if got != want {
+			t.Errorf("%q with standard input closed:\ngodu %q, status %d\ndu   %q, status %d", args, got.Stderr, got.Code, want.Stderr, want.Code)
+		}
+	}
+}
