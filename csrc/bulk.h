@@ -123,7 +123,7 @@ int godu_stat_one(int dirfd, const char *name, uint32_t flags, godu_rec *rec);
  * it met, and the directories it left for the caller.
  */
 
-/* One subdirectory the subtree walk found. 104 bytes. */
+/* One subdirectory the subtree walk found. 112 bytes. */
 typedef struct godu_tnode {
 	uint64_t ino;
 	uint64_t dev;
@@ -142,6 +142,11 @@ typedef struct godu_tnode {
 	int64_t fsize;
 	int64_t ftsec;     /* latest time among them; INT64_MIN when none */
 	int64_t ftnsec;
+	/* out: of a read node whose subdirectories the walk left unopened, its
+	 * open descriptor, which the caller now owns (they are opened from it,
+	 * never by a path from above); -1 for every other node. */
+	int32_t fd;
+	uint32_t pad;
 } godu_tnode;
 
 /* godu_tree.flags, beside GODU_*TIME */

@@ -254,6 +254,7 @@ int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_tnode *no
 	uint32_t kids[GODU_TREE_MAX_NODES], stack[GODU_TREE_MAX_NODES];
 	uint32_t cap = t->node_cap < GODU_TREE_MAX_NODES ? t->node_cap : GODU_TREE_MAX_NODES;
 	uint32_t times = t->flags & GODU_TIMES, sp = 0, spent = 0;
+	int scarce = 0;
 	t->nrecs = 0;
 	t->names_len = 0;
 	t->dirs = t->files = 0;
@@ -273,13 +274,11 @@ int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_tnode *no
 		int fd = openat(p < 0 ? rootfd : fds[p], tnames + nd->name_off,
 				O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
 		int oerr = errno;
-		if (p >= 0 && --kids[p] == 0) {
-			close(fds[p]);
-			fds[p] = -1;
-		}
 		if (fd < 0) {
-			if (oerr == EMFILE || oerr == ENFILE)
-				break; /* out of descriptors: give back what the walk holds */
+			if (oerr == EMFILE || oerr == ENFILE) {
+				scarce = 1; /* out of descriptors: give back what the walk holds */
+				break;
+			}
 			continue;
 		}
 		/* The whole directory in the first half of the buffer, or the
@@ -380,6 +379,13 @@ int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_tnode *no
 			close(fd);
 			continue;
 		}
+		/* Read: its parent's descriptor is needed for one subdirectory
+		 * less. A directory left (on the stack, or for an error or its
+		 * size) keeps its parent's open for the caller. */
+		if (p >= 0 && --kids[p] == 0) {
+			close(fds[p]);
+			fds[p] = -1;
+		}
 		nd->read = 1;
 		nd->files = files;
 		nd->fblocks = blocks;
@@ -405,9 +411,18 @@ int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_tnode *no
 		for (uint32_t j = t->nnodes; j-- > m_nodes;)
 			stack[sp++] = j;
 	}
-	for (uint32_t i = 0; i < t->nnodes; i++)
-		if (fds[i] >= 0)
+	/* A descriptor still open belongs to a directory whose subdirectories
+	 * the walk left: the caller opens them from it, so reaching them never
+	 * costs a walk down from an ancestor. */
+	for (uint32_t i = 0; i < t->nnodes; i++) {
+		nodes[i].fd = -1;
+		if (fds[i] < 0)
+			continue;
+		if (scarce)
 			close(fds[i]);
+		else
+			nodes[i].fd = fds[i];
+	}
 	return 0;
 }
 

@@ -225,7 +225,7 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 		}
 		return false
 	}
-	spent := uint32(0)
+	spent, scarce := uint32(0), false
 	dbuf := r.dbuf[:t.dbufCap]
 	for len(stack) > 0 && spent < t.budget {
 		i := stack[len(stack)-1]
@@ -237,14 +237,9 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 		}
 		fd, _, e := unix.Syscall6(unix.SYS_OPENAT, uintptr(pfd), uintptr(unsafe.Pointer(&r.tnames[nd.NameOff])),
 			unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_NOFOLLOW, 0, 0, 0)
-		if p := nd.Parent; p >= 0 {
-			if kids[p]--; kids[p] == 0 {
-				unix.Close(int(fds[p]))
-				fds[p] = -1
-			}
-		}
 		if e == unix.EMFILE || e == unix.ENFILE {
-			break // out of descriptors: give back what the walk holds
+			scarce = true // out of descriptors: give back what the walk holds
+			break
 		}
 		if e != 0 {
 			continue
@@ -343,6 +338,15 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 			unix.Close(int(fd))
 			continue
 		}
+		// Read: its parent's descriptor is needed for one subdirectory
+		// less. A directory left (on the stack, or for an error or its
+		// size) keeps its parent's open for the caller.
+		if p := nd.Parent; p >= 0 {
+			if kids[p]--; kids[p] == 0 {
+				unix.Close(int(fds[p]))
+				fds[p] = -1
+			}
+		}
 		nd.Done = 1
 		nd.Files, nd.FBlocks, nd.FSize = files, blocks, size
 		nd.FTsec, nd.FTnsec = int64(math.MinInt64), 0
@@ -369,9 +373,16 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 			stack = append(stack, j-1)
 		}
 	}
+	// A descriptor still open belongs to a directory whose subdirectories
+	// the walk left: the caller opens them from it (TreeNode.Fd).
 	for i := uint32(0); i < t.nnodes; i++ {
-		if fds[i] >= 0 {
+		r.nodes[i].Fd = -1
+		switch {
+		case fds[i] < 0:
+		case scarce:
 			unix.Close(int(fds[i]))
+		default:
+			r.nodes[i].Fd = fds[i]
 		}
 	}
 }

@@ -8,7 +8,7 @@ package bulk
 // (CanTree), in both builds.
 
 // TreeNode is a subdirectory a subtree walk found. Its layout is the C
-// struct godu_tnode (104 bytes); do not reorder.
+// struct godu_tnode (112 bytes); do not reorder.
 type TreeNode struct {
 	Ino, Dev     uint64
 	Blocks, Size int64 // the directory's own st_blocks and st_size
@@ -28,6 +28,11 @@ type TreeNode struct {
 	Files          uint64
 	FBlocks, FSize int64
 	FTsec, FTnsec  int64
+	// Fd, of a read directory whose subdirectories the walk left
+	// unopened, is its open descriptor, now the caller's to open them
+	// from and to close; -1 for every other node.
+	Fd int32
+	_  uint32
 }
 
 // Record is n as an entry record (type Directory).

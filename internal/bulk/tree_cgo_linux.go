@@ -19,6 +19,8 @@ const (
 	_ = uintptr(C.sizeof_godu_tree - unsafe.Sizeof(treeCtl{}))
 	_ = uintptr(unsafe.Offsetof(TreeNode{}.FTnsec) - unsafe.Offsetof(C.godu_tnode{}.ftnsec))
 	_ = uintptr(unsafe.Offsetof(C.godu_tnode{}.ftnsec) - unsafe.Offsetof(TreeNode{}.FTnsec))
+	_ = uintptr(unsafe.Offsetof(TreeNode{}.Fd) - unsafe.Offsetof(C.godu_tnode{}.fd))
+	_ = uintptr(unsafe.Offsetof(C.godu_tnode{}.fd) - unsafe.Offsetof(TreeNode{}.Fd))
 	_ = uintptr(unsafe.Offsetof(TreeNode{}.Done) - unsafe.Offsetof(C.godu_tnode{}.read))
 	_ = uintptr(unsafe.Offsetof(C.godu_tnode{}.read) - unsafe.Offsetof(TreeNode{}.Done))
 	_ = uintptr(unsafe.Offsetof(treeCtl{}.tmaxNsec) - unsafe.Offsetof(C.godu_tree{}.tmax_nsec))

@@ -69,6 +69,7 @@ func TestTreeCoresAgree(t *testing.T) {
 					startTree(t, r, root, fd)
 					t2 := r.treeCall(walk, fd, st.Dev, anc, budget, mode)
 					t2.Nodes = append([]TreeNode(nil), t2.Nodes...)
+					checkHandedFds(t, t2.Nodes)
 					t2.Links.Records = append([]Record(nil), t2.Links.Records...)
 					t2.Links.names = append([]byte(nil), t2.Links.names...)
 					t2.tnames = append([]byte(nil), t2.tnames...)
@@ -134,4 +135,32 @@ func openRoot(t *testing.T, root string) (int, unix.Stat_t) {
 	var st unix.Stat_t
 	unix.Fstat(fd, &st)
 	return fd, st
+}
+
+// checkHandedFds: a walk hands back the descriptor of exactly the read
+// directories it left subdirectories of, each open on that directory; the
+// test closes them and marks them 0, the same in every core.
+func checkHandedFds(t *testing.T, nodes []TreeNode) {
+	t.Helper()
+	leftBelow := make([]bool, len(nodes))
+	for _, nd := range nodes {
+		if nd.Done == 0 && nd.Parent >= 0 {
+			leftBelow[nd.Parent] = true
+		}
+	}
+	for i := range nodes {
+		nd := &nodes[i]
+		if want := nd.Done != 0 && leftBelow[i]; (nd.Fd >= 0) != want {
+			t.Fatalf("node %d (read %d, left below it %v) handed back descriptor %d", i, nd.Done, leftBelow[i], nd.Fd)
+		}
+		if nd.Fd < 0 {
+			continue
+		}
+		var st unix.Stat_t
+		if err := unix.Fstat(int(nd.Fd), &st); err != nil || st.Ino != nd.Ino || uint64(st.Dev) != nd.Dev {
+			t.Fatalf("node %d: descriptor %d is not its directory (%v)", i, nd.Fd, err)
+		}
+		unix.Close(int(nd.Fd))
+		nd.Fd = 0
+	}
 }

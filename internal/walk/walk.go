@@ -905,11 +905,17 @@ func (r *run) visit(wk *worker, d *dir, fd int) {
 		// one at a time (scarce), so that a few descriptors are not
 		// shared out a piece to each. After a few tries, the directory
 		// is opened by its path, which takes one descriptor where
-		// opening it below its parent's takes two.
+		// opening it below its parent's takes two, but only where the
+		// kernel can refuse every symlink on the way (openBeneath): a
+		// directory renamed to a symlink meanwhile never leads outside.
 		scarce := false
 		for waits := 0; ; waits++ {
+			fd := -1
 			if path := d.path(); waits > 8 && len(path) < unix.PathMax {
-				d.d.Open(unix.AT_FDCWD, path, r.mode, d.dev)
+				fd, _ = openBeneath(path, r.mode&bulk.Follow != 0)
+			}
+			if fd >= 0 {
+				d.d.OpenFd(fd, r.mode, d.dev)
 				b, err = rd.Read(&d.d)
 			} else {
 				var pfd int
@@ -1221,6 +1227,9 @@ func (r *run) walkTree(wk *worker, d *dir) (left []*dir, direct, directLeft int)
 			c.sub.set(sub[i])
 			c.own.set(own(nd))
 			c.fdRefs.Store(leftKids[i])
+			if nd.Fd >= 0 { // its left subdirectories open from it
+				c.d.OpenFd(int(nd.Fd), r.mode, nd.Dev)
+			}
 		default:
 			c = &dir{parent: p, name: name, depth: depth, dev: nd.Dev, ino: nd.Ino}
 			done = append(done, i)
