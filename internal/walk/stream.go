@@ -39,7 +39,7 @@ import (
 
 // heldBudget is how many bytes of listed files and links may wait ahead
 // of the emitter before workers help it.
-const heldBudget = 2 << 20
+const heldBudget = 1 << 20
 
 // streamDir is what a stream keeps of a directory until it is handed out.
 type streamDir struct {
