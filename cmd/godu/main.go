@@ -6,6 +6,8 @@ import (
 	"os"
 	"runtime"
 	"time"
+
+	"github.com/godu-sh/godu/internal/bulk"
 )
 
 func init() {
@@ -20,5 +22,6 @@ func init() {
 }
 
 func main() {
+	bulk.TuneProcess() // the command's process-wide settings, never a library's
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -1,0 +1,5 @@
+//go:build !cgo || purego || !(linux || darwin)
+
+package bulk
+
+func tuneProcess() {}
