@@ -1,4 +1,4 @@
-//go:build !cgo || purego || !(linux || darwin)
+//go:build !darwin && (!linux || !cgo || purego)
 
 package bulk
 
