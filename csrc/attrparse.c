@@ -7,6 +7,8 @@
  * each advancing by its size rounded up to 4, then the variable area.
  * Every read goes through memcpy after a bounds check.
  */
+#ifndef GODU_ATTRPARSE_C
+#define GODU_ATTRPARSE_C
 #include "attrparse.h"
 
 #include <string.h>
@@ -74,7 +76,7 @@ struct godu_fields {
 	uint32_t name_at; /* offset of the attrreference_t */
 };
 
-long godu_attr_parse(const unsigned char *buf, size_t avail, const godu_attrreq *req,
+GODU_FN long godu_attr_parse(const unsigned char *buf, size_t avail, const godu_attrreq *req,
 		     uint64_t dir_dev, godu_rec *rec, const unsigned char **name)
 {
 	if (avail < 24)
@@ -214,7 +216,7 @@ long godu_attr_parse(const unsigned char *buf, size_t avail, const godu_attrreq 
 	return (long)len;
 }
 
-long godu_attr_parse_buffer(const unsigned char *buf, size_t len, uint32_t count,
+GODU_FN long godu_attr_parse_buffer(const unsigned char *buf, size_t len, uint32_t count,
 			    const godu_attrreq *req, uint64_t dir_dev, godu_rec *recs,
 			    uint32_t rec_cap, char *names, uint32_t names_cap)
 {
@@ -235,3 +237,4 @@ long godu_attr_parse_buffer(const unsigned char *buf, size_t len, uint32_t count
 	}
 	return (long)count;
 }
+#endif

@@ -69,8 +69,10 @@ typedef struct godu_attrreq {
  * name, or holds attributes that were not requested is rejected with -1;
  * nothing outside buf[0, avail) is ever read.
  */
-long godu_attr_parse(const unsigned char *buf, size_t avail, const godu_attrreq *req,
+#ifdef GODU_ATTRPARSE_C
+GODU_FN long godu_attr_parse(const unsigned char *buf, size_t avail, const godu_attrreq *req,
 		     uint64_t dir_dev, godu_rec *rec, const unsigned char **name);
+#endif
 
 /*
  * godu_attr_parse_buffer parses count records from buf into recs and the
@@ -79,8 +81,10 @@ long godu_attr_parse(const unsigned char *buf, size_t avail, const godu_attrreq 
  * number of records parsed, or -1 - i when record i is rejected or the
  * output buffers are too small.
  */
-long godu_attr_parse_buffer(const unsigned char *buf, size_t len, uint32_t count,
+#ifdef GODU_ATTRPARSE_C
+GODU_FN long godu_attr_parse_buffer(const unsigned char *buf, size_t len, uint32_t count,
 			    const godu_attrreq *req, uint64_t dir_dev, godu_rec *recs,
 			    uint32_t rec_cap, char *names, uint32_t names_cap);
+#endif
 
 #endif

@@ -16,6 +16,15 @@
 
 #include <stdint.h>
 
+/*
+ * GODU_FN marks the entry points below. They are static: the core is
+ * compiled inside the cgo preamble that calls it, so that no C symbol of
+ * godu is exported and two copies of the engine (two modules vendoring
+ * it) link into one program. Their declarations are seen only where
+ * GODU_CORE is defined, by the core's own translation unit.
+ */
+#define GODU_FN static __attribute__((unused))
+
 /* Entry types (godu_rec.type). */
 enum {
 	GODU_T_UNKNOWN = 0,
@@ -95,11 +104,15 @@ typedef struct godu_ctl {
  * written out. Returns 0, or -1 with ctl->err set when the directory cannot
  * be opened or read (records already written stay valid).
  */
-int godu_read(godu_ctl *ctl, int parentfd, const char *name, godu_rec *recs,
+#ifdef GODU_CORE
+GODU_FN int godu_read(godu_ctl *ctl, int parentfd, const char *name, godu_rec *recs,
 	      char *names, char *dbuf);
+#endif
 
 /* godu_close closes the directory and releases what the core holds for it. */
-int godu_close(godu_ctl *ctl);
+#ifdef GODU_CORE
+GODU_FN int godu_close(godu_ctl *ctl);
+#endif
 
 /*
  * godu_stat examines ctl->nrecs records whose names were listed by a
@@ -107,14 +120,18 @@ int godu_close(godu_ctl *ctl);
  * godu_read does (the kept records are compacted to the front).
  * Linux only: the darwin core never lists names without attributes.
  */
-int godu_stat(godu_ctl *ctl, int dirfd, godu_rec *recs, const char *names);
+#ifdef GODU_CORE
+GODU_FN int godu_stat(godu_ctl *ctl, int dirfd, godu_rec *recs, const char *names);
+#endif
 
 /*
  * godu_stat_one examines one path relative to dirfd per flags: GODU_FOLLOW
  * follows a final symlink, GODU_*TIME reports that time. Returns 0 or an
  * errno.
  */
-int godu_stat_one(int dirfd, const char *name, uint32_t flags, godu_rec *rec);
+#ifdef GODU_CORE
+GODU_FN int godu_stat_one(int dirfd, const char *name, uint32_t flags, godu_rec *rec);
+#endif
 
 /*
  * The subtree walk (Linux): once a directory is read, one call reads the
@@ -194,7 +211,9 @@ typedef struct godu_tree {
  * the node's. Once budget entries were examined no more directories are
  * read. Every descriptor opened is closed before the call returns.
  */
-int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_tnode *nodes,
+#if defined(GODU_CORE) && defined(__linux__)
+GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_tnode *nodes,
 		   char *tnames, godu_rec *recs, int32_t *lnode, char *names, char *dbuf);
+#endif
 
 #endif

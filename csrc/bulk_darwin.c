@@ -5,9 +5,10 @@
  * not supported for a volume, a readdir + fstatat loop gives the same
  * records.
  */
+#define GODU_CORE
 #include "bulk.h"
 #include "bulk_common.h"
-#include "attrparse.h"
+#include "attrparse.c"
 
 #include <dirent.h>
 #include <errno.h>
@@ -44,7 +45,7 @@ static const godu_attrreq godu_req = {GODU_REQ_COMMON, GODU_REQ_DIR, GODU_REQ_FI
  * dataless (cloud-evicted) files: reading attributes never materialises
  * them, but nothing godu does should, either. macOS's du does the same.
  */
-int godu_no_materialize(void)
+GODU_FN int godu_no_materialize(void)
 {
 #ifdef IOPOL_TYPE_VFS_MATERIALIZE_DATALESS_FILES
 	return setiopolicy_np(IOPOL_TYPE_VFS_MATERIALIZE_DATALESS_FILES,
@@ -85,7 +86,7 @@ static void godu_from_stat(const struct stat *st, uint32_t flags, godu_rec *r)
 	r->err = 0;
 }
 
-int godu_stat_one(int dirfd, const char *name, uint32_t flags, godu_rec *r)
+GODU_FN int godu_stat_one(int dirfd, const char *name, uint32_t flags, godu_rec *r)
 {
 	struct stat st;
 	if (fstatat(dirfd, name, &st, (flags & GODU_FOLLOW) ? 0 : AT_SYMLINK_NOFOLLOW) != 0)
@@ -175,7 +176,7 @@ static int godu_read_fallback(godu_ctl *c, godu_rec *recs, char *names)
 	}
 }
 
-int godu_read(godu_ctl *c, int parentfd, const char *name, godu_rec *recs, char *names,
+GODU_FN int godu_read(godu_ctl *c, int parentfd, const char *name, godu_rec *recs, char *names,
 	      char *dbuf)
 {
 	godu_reset(c);
@@ -262,13 +263,13 @@ static void godu_examine(int dirfd, const char *name, uint32_t flags, godu_rec *
 		r->err = e;
 }
 
-int godu_stat(godu_ctl *c, int dirfd, godu_rec *recs, const char *names)
+GODU_FN int godu_stat(godu_ctl *c, int dirfd, godu_rec *recs, const char *names)
 {
 	godu_stat_batch(c, dirfd, recs, names, godu_examine);
 	return 0;
 }
 
-int godu_close(godu_ctl *c)
+GODU_FN int godu_close(godu_ctl *c)
 {
 	int r = 0;
 	if (c->aux) {

@@ -3,6 +3,7 @@
  * caller's buffer, then statx of every entry relative to the directory fd
  * (fstatat where the kernel or a sandbox lacks statx).
  */
+#define GODU_CORE
 #define _GNU_SOURCE
 #include "bulk.h"
 #include "bulk_common.h"
@@ -106,7 +107,7 @@ static int godu_examine_at(int dirfd, const char *name, uint32_t flags, godu_rec
 	return 0;
 }
 
-int godu_stat_one(int dirfd, const char *name, uint32_t flags, godu_rec *r)
+GODU_FN int godu_stat_one(int dirfd, const char *name, uint32_t flags, godu_rec *r)
 {
 	return godu_examine_at(dirfd, name, flags, r);
 }
@@ -144,7 +145,7 @@ static int godu_dot(const char *nm)
 	return nm[0] == '.' && (nm[1] == 0 || (nm[1] == '.' && nm[2] == 0));
 }
 
-int godu_read(godu_ctl *c, int parentfd, const char *name, godu_rec *recs,
+GODU_FN int godu_read(godu_ctl *c, int parentfd, const char *name, godu_rec *recs,
 	      char *names, char *dbuf)
 {
 	uint32_t seen = 0;
@@ -214,13 +215,13 @@ int godu_read(godu_ctl *c, int parentfd, const char *name, godu_rec *recs,
 	}
 }
 
-int godu_stat(godu_ctl *c, int dirfd, godu_rec *recs, const char *names)
+GODU_FN int godu_stat(godu_ctl *c, int dirfd, godu_rec *recs, const char *names)
 {
 	godu_stat_batch(c, dirfd, recs, names, godu_examine);
 	return 0;
 }
 
-int godu_close(godu_ctl *c)
+GODU_FN int godu_close(godu_ctl *c)
 {
 	int r = 0;
 	if (c->fd >= 0)
@@ -247,7 +248,7 @@ static int godu_tree_cycle(const godu_tree *t, const uint64_t *anc, const godu_t
 	return 0;
 }
 
-int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_tnode *nodes,
+GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_tnode *nodes,
 		   char *tnames, godu_rec *recs, int32_t *lnode, char *names, char *dbuf)
 {
 	int fds[GODU_TREE_MAX_NODES];
@@ -433,10 +434,13 @@ int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_tnode *no
  * thread start frees a block in it) an arena of its own: a 128 MiB mmap,
  * two munmaps to align it and an mprotect, each a TLB shootdown across the
  * walk's threads. The kernel loop allocates nothing, so one shared arena
- * costs nothing and saves that per thread.
+ * costs nothing and saves that per thread. The setting is the process's:
+ * the command makes it (bulk.TuneProcess), a library never does by itself.
  */
-__attribute__((constructor)) static void godu_one_arena(void)
+GODU_FN int godu_one_arena(void)
 {
-	mallopt(M_ARENA_MAX, 1);
+	return mallopt(M_ARENA_MAX, 1);
 }
+#else
+GODU_FN int godu_one_arena(void) { return 1; }
 #endif

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/godu-sh/godu/internal/bulk"
 	"github.com/godu-sh/godu/internal/du"
 )
 
@@ -66,6 +67,7 @@ func (f failing) Read([]byte) (int, error)  { return 0, f.err }
 func (f failing) Write([]byte) (int, error) { return 0, f.err }
 
 func main() {
+	bulk.TuneProcess() // the command's process-wide settings, never a library's
 	closed, sigpipeIgnored := execState()
 	var stdout io.Writer = os.Stdout
 	if closed&(1<<1) != 0 {

@@ -4,7 +4,7 @@ package bulk
 
 /*
 #include <stdlib.h>
-#include "../../csrc/attrparse.h"
+#include "../../csrc/attrparse.c"
 */
 import "C"
 

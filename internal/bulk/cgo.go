@@ -8,10 +8,7 @@ package bulk
 */
 import "C"
 
-import (
-	"syscall"
-	"unsafe"
-)
+import "unsafe"
 
 // Variant names the build: "cgo" or "purego".
 const Variant = "cgo"
@@ -34,31 +31,3 @@ const (
 	_ = uintptr(unsafe.Offsetof(ctl{}.dirBlocks) - unsafe.Offsetof(C.godu_ctl{}.dir_blocks))
 	_ = uintptr(unsafe.Offsetof(C.godu_ctl{}.dir_blocks) - unsafe.Offsetof(ctl{}.dirBlocks))
 )
-
-// coreRead is the one cgo call per batch. Every pointer passed points to Go
-// memory that holds no Go pointers, as cgo's rules require.
-func coreRead(c *ctl, parent int, name *byte, r *Reader) {
-	C.godu_read((*C.godu_ctl)(unsafe.Pointer(c)), C.int(parent),
-		(*C.char)(unsafe.Pointer(name)),
-		(*C.godu_rec)(unsafe.Pointer(&r.recs[0])),
-		(*C.char)(unsafe.Pointer(&r.names[0])),
-		(*C.char)(unsafe.Pointer(&r.dbuf[0])))
-}
-
-func coreClose(c *ctl) error {
-	if C.godu_close((*C.godu_ctl)(unsafe.Pointer(c))) != 0 {
-		return syscall.EIO
-	}
-	return nil
-}
-
-func coreStat(c *ctl, dirfd int, r *Reader) {
-	C.godu_stat((*C.godu_ctl)(unsafe.Pointer(c)), C.int(dirfd),
-		(*C.godu_rec)(unsafe.Pointer(&r.recs[0])),
-		(*C.char)(unsafe.Pointer(&r.names[0])))
-}
-
-func coreStatOne(dirfd int, name *byte, mode Mode, rec *Record) syscall.Errno {
-	return syscall.Errno(C.godu_stat_one(C.int(dirfd), (*C.char)(unsafe.Pointer(name)), C.uint32_t(mode),
-		(*C.godu_rec)(unsafe.Pointer(rec))))
-}

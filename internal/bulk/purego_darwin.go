@@ -28,7 +28,9 @@ type attrlist struct {
 	forkattr    uint32
 }
 
-func init() {
+// tuneProcess turns off the download of dataless (cloud-evicted) files for
+// the whole process, as macOS's du does:
+func tuneProcess() {
 	// setiopolicy_np(IOPOL_TYPE_VFS_MATERIALIZE_DATALESS_FILES,
 	// IOPOL_SCOPE_PROCESS, IOPOL_MATERIALIZE_DATALESS_FILES_OFF) is
 	// iopolicysys(IOPOL_CMD_SET, {scope, type, policy}).

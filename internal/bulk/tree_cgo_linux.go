@@ -28,18 +28,3 @@ const (
 	_ = uintptr(unsafe.Offsetof(treeCtl{}.rootDev) - unsafe.Offsetof(C.godu_tree{}.root_dev))
 	_ = uintptr(unsafe.Offsetof(C.godu_tree{}.root_dev) - unsafe.Offsetof(treeCtl{}.rootDev))
 )
-
-// coreTree is the one cgo call of a subtree walk.
-func coreTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
-	var a *C.uint64_t
-	if len(anc) > 0 {
-		a = (*C.uint64_t)(unsafe.Pointer(&anc[0]))
-	}
-	C.godu_tree_walk((*C.godu_tree)(unsafe.Pointer(t)), C.int(rootfd), a,
-		(*C.godu_tnode)(unsafe.Pointer(&r.nodes[0])),
-		(*C.char)(unsafe.Pointer(&r.tnames[0])),
-		(*C.godu_rec)(unsafe.Pointer(&r.recs[0])),
-		(*C.int32_t)(unsafe.Pointer(&r.lnode[0])),
-		(*C.char)(unsafe.Pointer(&r.names[0])),
-		(*C.char)(unsafe.Pointer(&r.dbuf[0])))
-}

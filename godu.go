@@ -1,0 +1,311 @@
+// Package godu measures disk usage the way GNU du does, with the engine of
+// the godu command: the same numbers as `du -B1` (DiskUsage),
+// `du --apparent-size -B1` (ApparentSize) and `du --inodes` (Inodes), read
+// in parallel with one kernel call per directory where the system allows.
+//
+// Scan sums one tree and starts fresh each time. A Scanner sums several
+// operands as one du command line does: a file reached through a second
+// hard link, in the same operand or another, counts once.
+//
+// Errors met below the operand (an unreadable directory, an entry that
+// vanished) never stop a scan; each is an *Error, and errors.Is sees the
+// system error inside it (errors.Is(err, fs.ErrPermission)).
+//
+// Importing the package changes nothing in the process. The godu command
+// calls TuneProcess at start; a program may too.
+package godu
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/godu-sh/godu/internal/bulk"
+	"github.com/godu-sh/godu/internal/walk"
+)
+
+// Options configures a scan. The zero value scans the whole tree with du's
+// defaults and reports every directory.
+type Options struct {
+	// Jobs bounds the goroutines (and so threads and open directories)
+	// working at once; 0 picks a value for the system.
+	Jobs int
+	// MaxDepth is the deepest level reported below the operand (du -d);
+	// 0 means no limit. Deeper entries still count in the totals.
+	MaxDepth int
+	// Summarize reports the operand only (du -s).
+	Summarize bool
+	// Files reports files as well as directories (du -a).
+	Files bool
+	// CountLinks counts every link to a file (du -l).
+	CountLinks bool
+	// OneFileSystem skips entries on another device than the operand's
+	// (du -x).
+	OneFileSystem bool
+	// FollowOperand follows an operand that is a symlink (du -H);
+	// FollowSymlinks follows every symlink (du -L).
+	FollowOperand, FollowSymlinks bool
+	// Time selects the time whose latest value each Node carries:
+	// modification (the zero value), access or status change.
+	Time TimeKind
+	// Skip, if set, is asked about every entry's path (the operand joined
+	// with names by "/") before it is read; an entry skipped is neither
+	// counted nor entered, as with du --exclude.
+	Skip func(path string) bool
+	// OnNode, if set, receives each reported entry once its subtree is
+	// complete, children before parents, with its path; calls are
+	// serialised. The Node's Children are left nil (the returned tree has
+	// them). Returning Stop, or any error, ends the scan: Scan then
+	// returns that error. Totals delivered before the end of the scan
+	// leave out files with several links (which are charged once, to the
+	// first link met, when the walk is over), except with Summarize or
+	// CountLinks.
+	OnNode func(path string, n *Node) error
+	// OnError, if set, receives each error met below the operand, and the
+	// scan's returned error leaves them out. Calls are serialised.
+	OnError func(*Error)
+}
+
+// TimeKind is the time a Node reports the latest of.
+type TimeKind int
+
+const (
+	ModTime    TimeKind = iota // last modification (st_mtime)
+	AccessTime                 // last access (st_atime)
+	ChangeTime                 // last status change (st_ctime)
+)
+
+// Stop, returned by Options.OnNode, ends a scan early.
+var Stop = errors.New("godu: scan stopped")
+
+// Node is one reported entry: the operand, a directory, or (with
+// Options.Files) a file. Its sums cover its whole subtree.
+type Node struct {
+	// Name is the operand as given for the root, the entry's name below.
+	Name string
+	// IsDir says whether the entry is a directory.
+	IsDir bool
+	// DiskUsage is the space allocated, in bytes (du -B1).
+	DiskUsage int64
+	// ApparentSize is the sum of sizes, in bytes (du --apparent-size -B1).
+	ApparentSize int64
+	// Inodes counts the entries, this one included (du --inodes).
+	Inodes int64
+	// Latest is the latest time (Options.Time) in the subtree; zero when
+	// none was read.
+	Latest time.Time
+	// ErrBelow says that an error was met at or below this entry: its
+	// sums leave something out.
+	ErrBelow bool
+	// Children are the reported entries directly below, sorted by name.
+	Children []*Node
+}
+
+// Walk calls fn for every Node of the tree below n and for n, children
+// before parents, in name order, with each entry's path.
+func (n *Node) Walk(fn func(path string, n *Node)) {
+	n.walk(n.Name, fn)
+}
+
+func (n *Node) walk(path string, fn func(string, *Node)) {
+	for _, c := range n.Children {
+		c.walk(walk.Join(path, c.Name), fn)
+	}
+	fn(path, n)
+}
+
+// Error is a failure met during a scan: Op is "access" (the entry is not
+// counted) or "read directory" (the directory itself still counts), as in
+// du's messages.
+type Error struct {
+	Op   string
+	Path string
+	Err  error
+}
+
+func (e *Error) Error() string { return "godu: cannot " + e.Op + " " + e.Path + ": " + e.Err.Error() }
+
+// Unwrap returns the system error, so that errors.Is and errors.As see it.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Progress is a snapshot of a running scan.
+type Progress struct {
+	Dirs, Files int64 // entries counted so far
+	DiskUsage   int64 // bytes allocated counted so far
+	Errors      int64
+	Current     string // a directory being read now, or ""
+}
+
+// Scan sums the tree at path. It returns the root Node and nil, or with
+// entries that could not be read the Node of what could and an error
+// joining one *Error per failure (unless Options.OnError took them). An
+// operand that cannot be examined gives a nil Node and its *Error. When
+// ctx ends first, Scan returns ctx's error.
+func Scan(ctx context.Context, path string, opts Options) (*Node, error) {
+	return newScanner(opts, false).Scan(ctx, path)
+}
+
+// A Scanner sums several operands as one du command line: its memory of
+// the files counted spans all its Scan calls, so a file linked from two
+// operands, or an operand given twice, counts once. Progress is safe to
+// call from another goroutine during a scan; Scan calls must not overlap.
+type Scanner struct {
+	opts     Options
+	w        *walk.Walker
+	mu       sync.Mutex // guards errs and errPaths
+	errs     []error    // kept for Scan's result
+	errPaths []string
+	stopAt   error // set by OnNode's calls only
+	cancel   context.CancelFunc
+}
+
+// NewScanner returns a Scanner.
+func NewScanner(opts Options) *Scanner { return newScanner(opts, true) }
+
+// newScanner returns a Scanner; hashAll makes it remember every entry
+// counted, directories too, as du does whenever it has several operands.
+func newScanner(opts Options, hashAll bool) *Scanner {
+	s := &Scanner{opts: opts}
+	depth := opts.MaxDepth
+	if depth <= 0 {
+		depth = -1
+	}
+	if opts.Summarize {
+		depth = 0
+	}
+	wo := walk.Options{
+		Jobs:           opts.Jobs,
+		CountLinks:     opts.CountLinks,
+		HashAll:        hashAll,
+		OneFileSystem:  opts.OneFileSystem,
+		ListFiles:      opts.Files,
+		MaxDepth:       depth,
+		FollowOperands: opts.FollowOperand,
+		FollowAll:      opts.FollowSymlinks,
+		Time:           [...]bulk.Mode{bulk.MTime, bulk.ATime, bulk.CTime}[opts.Time],
+		Exclude:        opts.Skip,
+		OnError:        s.onError,
+	}
+	if opts.OnNode != nil {
+		wo.OnNode = s.onNode
+	}
+	s.w = walk.New(wo)
+	return s
+}
+
+// Scan sums the tree at path, as the package's Scan does, leaving out
+// what this Scanner counted before.
+// An operand counted before gives a nil Node and a nil error.
+func (s *Scanner) Scan(ctx context.Context, path string) (*Node, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.errs, s.errPaths, s.stopAt, s.cancel = nil, nil, nil, cancel
+	wn, err := s.w.Walk(ctx, path)
+	if s.stopAt != nil {
+		err = s.stopAt
+	}
+	if err != nil {
+		return nil, err
+	}
+	if wn == nil {
+		if len(s.errs) > 0 {
+			return nil, errors.Join(s.errs...)
+		}
+		return nil, nil // counted before by this Scanner
+	}
+	root := convert(wn)
+	for _, p := range s.errPaths {
+		root.markError(path, p)
+	}
+	return root, errors.Join(s.errs...)
+}
+
+// Progress returns the counts of the scan so far.
+func (s *Scanner) Progress() Progress {
+	st := s.w.Stats()
+	return Progress{Dirs: st.Dirs, Files: st.Files, DiskUsage: st.Blocks * 512,
+		Errors: st.Errors, Current: s.w.Current()}
+}
+
+func (s *Scanner) onError(e *walk.Error) {
+	err := &Error{Op: e.Op, Path: e.Path, Err: e.Err}
+	s.mu.Lock()
+	s.errPaths = append(s.errPaths, e.Path)
+	if s.opts.OnError == nil {
+		s.errs = append(s.errs, err)
+	}
+	s.mu.Unlock()
+	if s.opts.OnError != nil {
+		s.opts.OnError(err)
+	}
+}
+
+func (s *Scanner) onNode(path string, wn *walk.Node) {
+	if s.stopAt != nil {
+		return
+	}
+	n := node(wn)
+	n.ErrBelow = s.errorBelow(path)
+	if err := s.opts.OnNode(path, n); err != nil {
+		s.stopAt = err
+		s.cancel()
+	}
+}
+
+// errorBelow says whether an error was kept at or below path so far.
+func (s *Scanner) errorBelow(path string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range s.errPaths {
+		if under(p, path) {
+			return true
+		}
+	}
+	return false
+}
+
+// under says whether p is dir or below it.
+func under(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, dir) && (strings.HasSuffix(dir, "/") || p[len(dir)] == '/')
+}
+
+// markError flags n and every Node down to the one at errPath.
+func (n *Node) markError(path, errPath string) {
+	if !under(errPath, path) {
+		return
+	}
+	n.ErrBelow = true
+	for _, c := range n.Children {
+		c.markError(walk.Join(path, c.Name), errPath)
+	}
+}
+
+func node(wn *walk.Node) *Node {
+	n := &Node{Name: wn.Name, IsDir: wn.IsDir, DiskUsage: wn.Blocks * 512,
+		ApparentSize: wn.Bytes, Inodes: wn.Inodes}
+	if wn.Time != math.MinInt64 {
+		n.Latest = time.Unix(0, wn.Time)
+	}
+	return n
+}
+
+func convert(wn *walk.Node) *Node {
+	n := node(wn)
+	if len(wn.Children) > 0 {
+		n.Children = make([]*Node, len(wn.Children))
+		for i, c := range wn.Children {
+			n.Children[i] = convert(c)
+		}
+	}
+	return n
+}
+
+// TuneProcess makes the process-wide settings the godu command makes at
+// start: with the cgo engine, one malloc arena under glibc (the walk's
+// threads then cost no arena each), and on macOS no download of dataless
+// (cloud-evicted) files while scanning. They affect the whole program,
+// which is why importing the package never makes them.
+func TuneProcess() { bulk.TuneProcess() }

@@ -1,0 +1,278 @@
+package godu_test
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+
+	"github.com/godu-sh/godu"
+	"github.com/godu-sh/godu/internal/testtree"
+)
+
+// du runs GNU du with args and returns each printed path's figure.
+func du(t *testing.T, args ...string) map[string]int64 {
+	t.Helper()
+	r := testtree.Run(t, "/", nil, "du", args...)
+	if r.Code != 0 {
+		t.Fatalf("du %v: %d %s", args, r.Code, r.Stderr)
+	}
+	m := map[string]int64{}
+	for _, l := range strings.Split(strings.TrimSuffix(r.Stdout, "\n"), "\n") {
+		n, p, _ := strings.Cut(l, "\t")
+		v, err := strconv.ParseInt(n, 10, 64)
+		if err != nil {
+			t.Fatalf("du line %q", l)
+		}
+		m[p] = v
+	}
+	return m
+}
+
+// sums gives each reported path's three figures.
+func sums(n *godu.Node) (use, app, ino map[string]int64) {
+	use, app, ino = map[string]int64{}, map[string]int64{}, map[string]int64{}
+	n.Walk(func(p string, n *godu.Node) {
+		use[p], app[p], ino[p] = n.DiskUsage, n.ApparentSize, n.Inodes
+	})
+	return
+}
+
+func same(t *testing.T, what string, got, want map[string]int64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%s: %d paths, du %d", what, len(got), len(want))
+	}
+	for p, w := range want {
+		if g, ok := got[p]; !ok || g != w {
+			t.Errorf("%s %s: %d (present %v), du %d", what, p, g, ok, w)
+		}
+	}
+}
+
+// Every directory (with Files, every entry) of random trees against du's
+// three measures. Trees with hard links are compared in total only: which
+// directory a file with several links is charged to follows du's
+// traversal order, which is the file system's.
+func TestScanAgreesWithDu(t *testing.T) {
+	for seed := int64(1); seed <= 4; seed++ {
+		root := filepath.Join(t.TempDir(), "t")
+		testtree.Random(t, root, rand.New(rand.NewSource(seed)), 3, 6, 4, 0)
+		for _, files := range []bool{false, true} {
+			n, err := godu.Scan(context.Background(), root, godu.Options{Files: files})
+			if err != nil {
+				t.Fatal(err)
+			}
+			flags := []string{"-B1"}
+			if files {
+				flags = append(flags, "-a")
+			}
+			use, app, ino := sums(n)
+			same(t, "disk usage", use, du(t, append(flags, root)...))
+			wantApp := du(t, append(flags, "--apparent-size", root)...)
+			if testtree.DuVersion() < 902 {
+				for p, f := range testtree.ApparentFix(t, "/", []string{root}) {
+					if p == "total" {
+						continue
+					}
+					wantApp[p] -= f
+				}
+			}
+			same(t, "apparent size", app, wantApp)
+			same(t, "inodes", ino, du(t, append(flags, "--inodes", root)...))
+		}
+	}
+}
+
+func TestScanTotalWithLinks(t *testing.T) {
+	for seed := int64(1); seed <= 4; seed++ {
+		root := filepath.Join(t.TempDir(), "t")
+		testtree.Random(t, root, rand.New(rand.NewSource(seed)), 3, 6, 4, 12)
+		n, err := godu.Scan(context.Background(), root, godu.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := du(t, "-sB1", root)[root]; n.DiskUsage != want {
+			t.Errorf("seed %d: %d, du %d", seed, n.DiskUsage, want)
+		}
+		if want := du(t, "-s", "--inodes", root)[root]; n.Inodes != want {
+			t.Errorf("seed %d: %d inodes, du %d", seed, n.Inodes, want)
+		}
+	}
+}
+
+// linkedPair makes a/f and b/g, two links to one 64 KiB file.
+func linkedPair(t *testing.T) string {
+	dir := t.TempDir()
+	testtree.Build(t, dir, map[string]string{"a/f": "file:65536", "b/g": "link:a/f", "b/h": "file:100"})
+	return dir
+}
+
+// Each Scan starts with no memory of files: scanning twice gives du's
+// figure twice.
+func TestScanStartsFresh(t *testing.T) {
+	dir := linkedPair(t)
+	want := du(t, "-sB1", dir)[dir]
+	for i := range 3 {
+		n, err := godu.Scan(context.Background(), dir, godu.Options{Summarize: true})
+		if err != nil || n.DiskUsage != want {
+			t.Fatalf("scan %d: %+v, %v; du %d", i, n, err, want)
+		}
+	}
+}
+
+// A Scanner's operands share du's memory: b's link to a's file counts
+// under a only, and an operand given again counts nothing.
+func TestScannerSharesLinks(t *testing.T) {
+	dir := linkedPair(t)
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	want := du(t, "-sB1", a, b, a)
+	s := godu.NewScanner(godu.Options{Summarize: true})
+	for _, op := range []string{a, b} {
+		n, err := s.Scan(context.Background(), op)
+		if err != nil || n.DiskUsage != want[op] {
+			t.Fatalf("%s: %+v, %v; du %d", op, n, err, want[op])
+		}
+	}
+	if n, err := s.Scan(context.Background(), a); n != nil || err != nil {
+		t.Fatalf("a again: %+v, %v", n, err)
+	}
+}
+
+func TestScanMissingOperand(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "none")
+	n, err := godu.Scan(context.Background(), p, godu.Options{})
+	var e *godu.Error
+	if n != nil || !errors.Is(err, fs.ErrNotExist) || !errors.As(err, &e) || e.Path != p || e.Op != "access" {
+		t.Fatalf("got %+v, %v", n, err)
+	}
+}
+
+// An entry that cannot be examined is an *Error that errors.Is matches,
+// the rest is counted, and the nodes above it say so.
+func TestScanEntryError(t *testing.T) {
+	dir := t.TempDir()
+	testtree.Build(t, dir, map[string]string{"ok/f": "file:5000", "bad/loop": "symlink:loop"})
+	n, err := godu.Scan(context.Background(), dir, godu.Options{FollowSymlinks: true})
+	if !errors.Is(err, syscall.ELOOP) {
+		t.Fatalf("error %v", err)
+	}
+	want := testtree.Run(t, "/", nil, "du", "-LB1", dir)
+	if want.Code != 1 || !strings.Contains(want.Stderr, "bad/loop") {
+		t.Fatalf("du: %+v", want)
+	}
+	use, _, _ := sums(n)
+	same(t, "disk usage", use, duLines(t, want.Stdout))
+	for _, c := range n.Children {
+		if c.ErrBelow != (c.Name == "bad") {
+			t.Errorf("%s: ErrBelow %v", c.Name, c.ErrBelow)
+		}
+	}
+	if !n.ErrBelow {
+		t.Error("root: no ErrBelow")
+	}
+	var got []*godu.Error
+	n, err = godu.Scan(context.Background(), dir, godu.Options{FollowSymlinks: true,
+		OnError: func(e *godu.Error) { got = append(got, e) }})
+	if err != nil || len(got) != 1 || got[0].Path != filepath.Join(dir, "bad", "loop") || !n.ErrBelow {
+		t.Fatalf("with OnError: %v, %v", err, got)
+	}
+}
+
+func duLines(t *testing.T, out string) map[string]int64 {
+	m := map[string]int64{}
+	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		n, p, _ := strings.Cut(l, "\t")
+		v, err := strconv.ParseInt(n, 10, 64)
+		if err != nil {
+			t.Fatalf("du line %q", l)
+		}
+		m[p] = v
+	}
+	return m
+}
+
+// Streamed nodes come children first with the final totals (a tree with
+// no hard links), and Stop ends the scan with Stop.
+func TestOnNode(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "t")
+	testtree.Random(t, root, rand.New(rand.NewSource(7)), 3, 5, 4, 0)
+	streamed := map[string]int64{}
+	n, err := godu.Scan(context.Background(), root, godu.Options{OnNode: func(p string, n *godu.Node) error {
+		if _, ok := streamed[filepath.Dir(p)]; ok {
+			t.Errorf("%s after its parent", p)
+		}
+		streamed[p] = n.DiskUsage
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	use, _, _ := sums(n)
+	same(t, "streamed", streamed, use)
+
+	calls := 0
+	_, err = godu.Scan(context.Background(), root, godu.Options{OnNode: func(string, *godu.Node) error {
+		calls++
+		return godu.Stop
+	}})
+	if err != godu.Stop || calls != 1 {
+		t.Fatalf("stop: %v after %d calls", err, calls)
+	}
+}
+
+// Skip leaves an entry out as du --exclude does.
+func TestSkip(t *testing.T) {
+	dir := t.TempDir()
+	testtree.Build(t, dir, map[string]string{"keep/f": "file:9000", "drop/f": "file:90000"})
+	n, err := godu.Scan(context.Background(), dir, godu.Options{Skip: func(p string) bool { return filepath.Base(p) == "drop" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	use, _, _ := sums(n)
+	same(t, "disk usage", use, du(t, "-B1", "--exclude=drop", dir))
+}
+
+// Progress is read while a scan runs (the race detector watches), and at
+// the end counts every entry.
+func TestProgress(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "t")
+	testtree.Random(t, root, rand.New(rand.NewSource(3)), 3, 8, 5, 0)
+	s := godu.NewScanner(godu.Options{})
+	var done atomic.Bool
+	polled := make(chan int)
+	go func() {
+		k := 0
+		for !done.Load() {
+			p := s.Progress()
+			_ = p.Current
+			k++
+		}
+		polled <- k
+	}()
+	n, err := s.Scan(context.Background(), root)
+	done.Store(true)
+	<-polled
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := s.Progress(); p.Dirs+p.Files != n.Inodes || p.Current != "" {
+		t.Fatalf("progress %+v, tree %d inodes", p, n.Inodes)
+	}
+}
+
+func TestCanceled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := godu.Scan(ctx, t.TempDir(), godu.Options{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v", err)
+	}
+	_ = os.Getpid
+}

@@ -1,0 +1,63 @@
+//go:build cgo && !purego
+
+package bulk
+
+// The Linux core is compiled here, inside the one preamble that calls it:
+// its functions are static, so no C symbol of godu leaves this package.
+
+/*
+#cgo CFLAGS: -O2 -Wall -Wextra
+#include "../../csrc/bulk_linux.c"
+*/
+import "C"
+
+import (
+	"syscall"
+	"unsafe"
+)
+
+// tuneProcess makes glibc keep one malloc arena (see csrc/bulk_linux.c).
+func tuneProcess() { C.godu_one_arena() }
+
+// coreRead is the one cgo call per batch. Every pointer passed points to Go
+// memory that holds no Go pointers, as cgo's rules require.
+func coreRead(c *ctl, parent int, name *byte, r *Reader) {
+	C.godu_read((*C.godu_ctl)(unsafe.Pointer(c)), C.int(parent),
+		(*C.char)(unsafe.Pointer(name)),
+		(*C.godu_rec)(unsafe.Pointer(&r.recs[0])),
+		(*C.char)(unsafe.Pointer(&r.names[0])),
+		(*C.char)(unsafe.Pointer(&r.dbuf[0])))
+}
+
+func coreClose(c *ctl) error {
+	if C.godu_close((*C.godu_ctl)(unsafe.Pointer(c))) != 0 {
+		return syscall.EIO
+	}
+	return nil
+}
+
+func coreStat(c *ctl, dirfd int, r *Reader) {
+	C.godu_stat((*C.godu_ctl)(unsafe.Pointer(c)), C.int(dirfd),
+		(*C.godu_rec)(unsafe.Pointer(&r.recs[0])),
+		(*C.char)(unsafe.Pointer(&r.names[0])))
+}
+
+func coreStatOne(dirfd int, name *byte, mode Mode, rec *Record) syscall.Errno {
+	return syscall.Errno(C.godu_stat_one(C.int(dirfd), (*C.char)(unsafe.Pointer(name)), C.uint32_t(mode),
+		(*C.godu_rec)(unsafe.Pointer(rec))))
+}
+
+// coreTree is the one cgo call of a subtree walk.
+func coreTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
+	var a *C.uint64_t
+	if len(anc) > 0 {
+		a = (*C.uint64_t)(unsafe.Pointer(&anc[0]))
+	}
+	C.godu_tree_walk((*C.godu_tree)(unsafe.Pointer(t)), C.int(rootfd), a,
+		(*C.godu_tnode)(unsafe.Pointer(&r.nodes[0])),
+		(*C.char)(unsafe.Pointer(&r.tnames[0])),
+		(*C.godu_rec)(unsafe.Pointer(&r.recs[0])),
+		(*C.int32_t)(unsafe.Pointer(&r.lnode[0])),
+		(*C.char)(unsafe.Pointer(&r.names[0])),
+		(*C.char)(unsafe.Pointer(&r.dbuf[0])))
+}

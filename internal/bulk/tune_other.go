@@ -1,0 +1,5 @@
+//go:build !darwin && (!linux || !cgo || purego)
+
+package bulk
+
+func tuneProcess() {}
