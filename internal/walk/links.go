@@ -1,0 +1,167 @@
+package walk
+
+import (
+	"github.com/godu-sh/godu/internal/bulk"
+	"github.com/godu-sh/godu/internal/inodeset"
+)
+
+// seen reports whether the entry was counted before and must be skipped,
+// recording it otherwise (du's hard-link rule).
+func (w *Walker) seen(r *bulk.Record) bool {
+	if w.opts.CountLinks {
+		return false
+	}
+	isDir := r.Type == bulk.Directory
+	if !w.opts.HashAll && (isDir || r.Nlink <= 1) {
+		return false
+	}
+	if w.opts.HashAll && !isDir && r.Nlink <= 1 && !w.checkAll.Load() {
+		// A file with one link sits in one directory, reached at most
+		// once unless it was itself an operand (which sets checkAll).
+		return false
+	}
+	return !w.add(inodeset.Key{Dev: r.Dev, Ino: r.Ino})
+}
+
+// add puts k in the hard-link set, reporting whether it was absent.
+func (w *Walker) add(k inodeset.Key) bool {
+	if !w.setUsed.Load() {
+		w.setUsed.Store(true)
+	}
+	return w.set.Add(k)
+}
+
+// linkClaim is the link a hard-linked file is charged to: the first in
+// du's traversal order with each directory's entries sorted by name,
+// whichever order the workers met the links in, so that every run
+// charges the same directory and lists the same link.
+type linkClaim struct {
+	dir  *dir
+	name string
+	t    Totals
+}
+
+// linkTable maps hard-linked files to their claims. Files on the walk's
+// own device are keyed by inode number alone (Go hashes one word in a
+// quarter of the time of two); files on other devices by (device, inode).
+type linkTable struct {
+	dev   uint64
+	m     map[uint64]*linkClaim
+	other map[inodeset.Key]*linkClaim
+}
+
+func (t *linkTable) get(k inodeset.Key) *linkClaim {
+	if k.Dev == t.dev {
+		return t.m[k.Ino]
+	}
+	return t.other[k]
+}
+
+func (t *linkTable) put(k inodeset.Key, c *linkClaim) {
+	if k.Dev == t.dev {
+		if t.m == nil {
+			t.m = map[uint64]*linkClaim{}
+		}
+		t.m[k.Ino] = c
+		return
+	}
+	if t.other == nil {
+		t.other = map[inodeset.Key]*linkClaim{}
+	}
+	t.other[k] = c
+}
+
+func (t *linkTable) each(fn func(inodeset.Key, *linkClaim)) {
+	for ino, c := range t.m {
+		fn(inodeset.Key{Dev: t.dev, Ino: ino}, c)
+	}
+	for k, c := range t.other {
+		fn(k, c)
+	}
+}
+
+// after reports whether c comes after link (d, name) in traversal order:
+// below their nearest common directory, compare the names of the entries
+// that lead to each.
+func (c *linkClaim) after(d *dir, name []byte) bool {
+	x, xn := d, string(name)
+	y, yn := c.dir, c.name
+	for x.depth > y.depth {
+		x, xn = x.parent, x.name
+	}
+	for y.depth > x.depth {
+		y, yn = y.parent, y.name
+	}
+	for x != y {
+		x, xn = x.parent, x.name
+		y, yn = y.parent, y.name
+	}
+	return xn < yn
+}
+
+// claim offers the links to hard-linked files among b's records (indices
+// in b.Records), found in d; the walk charges each file to the first of its
+// links in traversal order once it is over. A file counted under an earlier
+// operand is skipped. One lock per batch: workers finding links at once
+// contend on it per directory, not per link.
+func (r *run) claim(wk *worker, d *dir, b *bulk.Batch, links []int32) {
+	counted := r.w.setUsed.Load()
+	skipped := int64(0)
+	r.linkMu.Lock()
+	for _, i := range links {
+		rec := &b.Records[i]
+		k := inodeset.Key{Dev: rec.Dev, Ino: rec.Ino}
+		if counted && r.w.set.Contains(k) {
+			skipped++
+			continue
+		}
+		name := b.Name(rec)
+		c := r.links.get(k)
+		switch {
+		case c == nil:
+			r.links.put(k, &linkClaim{dir: d, name: string(name), t: entryTotals(rec)})
+			continue
+		case c.after(d, name):
+			c.dir, c.name = d, string(name)
+		}
+		skipped++
+	}
+	r.linkMu.Unlock()
+	wk.links.Add(skipped)
+}
+
+// chargeLinks adds each hard-linked file to the directory of its first
+// link and to every reported directory above it, after the walk.
+func (r *run) chargeLinks() {
+	resort := map[*Node]bool{}
+	var files, blocks int64
+	r.links.each(func(k inodeset.Key, c *linkClaim) {
+		r.w.add(k) // later operands count it no more
+		for d := c.dir; d != nil; d = d.parent {
+			if d.skipped {
+				return
+			}
+		}
+		for d := c.dir; d != nil; d = d.parent {
+			if d.node != nil {
+				d.node.Totals.Add(c.t)
+			}
+		}
+		files++
+		blocks += c.t.Blocks
+		n := c.dir.node
+		if n == nil {
+			return
+		}
+		n.Own.Add(c.t)
+		if r.w.opts.ListFiles && r.reported(c.dir.depth+1) {
+			n.Children = append(n.Children, &Node{Name: c.name, Totals: c.t, Own: c.t})
+			resort[n] = true
+		}
+	})
+	r.w.after.files.Add(files)
+	r.w.after.blocks.Add(blocks)
+	for n := range resort {
+		n.sortChildren()
+	}
+}

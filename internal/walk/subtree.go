@@ -1,0 +1,229 @@
+package walk
+
+import (
+	"math"
+
+	"github.com/godu-sh/godu/internal/bulk"
+)
+
+// walkTree reads the subtree below d through the core's subtree walk,
+// from the subdirectories take listed, and adds what it read to d. Read
+// directories that are reported get their Nodes here, complete. It
+// returns the directories the walk left unread, below new directories
+// standing for the read ones on their way (their descriptors closed, to
+// be reopened on demand like shed ones; they complete when what is below
+// them does); how many of both are d's own subdirectories (d's pending
+// claims); and how many of those are left ones (its descriptor's claims:
+// only those open themselves relative to it).
+func (r *run) walkTree(wk *worker, d *dir) (left []*dir, direct, directLeft int) {
+	anc := wk.anc[:0]
+	for a := d; a != nil; a = a.parent {
+		anc = append(anc, a.dev, a.ino)
+	}
+	wk.anc = anc
+	t := wk.rd.Tree(d.d.Fd(), r.rootDev, anc, r.treeBudget(), r.treeMode)
+	wk.dirs.Add(int64(t.Dirs))
+	wk.files.Add(int64(t.Files))
+	wk.blocks.Add(t.Sum.Blocks)
+
+	nodes := t.Nodes
+	n := len(nodes)
+	if cap(wk.kids) < n {
+		wk.kids = make([]int32, n)
+		wk.leftKids = make([]int32, n)
+		wk.tdirs = make([]*dir, n)
+		wk.sub = make([]Totals, n)
+	}
+	kids, leftKids, dirs, sub := wk.kids[:n], wk.leftKids[:n], wk.tdirs[:n], wk.sub[:n]
+	clear(kids)
+	clear(leftKids)
+	for i := range sub {
+		sub[i] = Totals{Time: math.MinInt64}
+	}
+	// own is what a read node holds itself: its entry and its files.
+	own := func(nd *bulk.TreeNode) Totals {
+		rec := nd.Record()
+		o := entryTotals(&rec)
+		o.Add(Totals{Blocks: nd.FBlocks, Bytes: nd.FSize, Inodes: int64(nd.Files), Time: math.MinInt64})
+		if nd.FTsec != math.MinInt64 {
+			o.Time = max(o.Time, nd.FTsec*1e9+nd.FTnsec)
+		}
+		return o
+	}
+	// Nodes come after the node they were found in. From the last:
+	// kids[i] counts the directories right below node i that stand in
+	// the walk (left ones, or read ones above left ones), leftKids[i] the
+	// left ones among them, and sub[i] sums node i and the read subtrees
+	// below it that stand for nothing.
+	dsub := Totals{Time: math.MinInt64}
+	for i := n - 1; i >= 0; i-- {
+		nd := &nodes[i]
+		standing := nd.Done == 0 || kids[i] > 0
+		if nd.Done != 0 {
+			sub[i].Add(own(nd))
+		}
+		switch {
+		case standing && nd.Parent >= 0:
+			kids[nd.Parent]++
+			if nd.Done == 0 {
+				leftKids[nd.Parent]++
+			}
+		case standing:
+			direct++
+			if nd.Done == 0 {
+				directLeft++
+			}
+		case nd.Parent >= 0:
+			sub[nd.Parent].Add(sub[i])
+		default:
+			dsub.Add(sub[i])
+		}
+	}
+	d.sub.add(dsub)
+
+	var done []int // read, reported and standing for nothing: complete here
+	for i := range nodes {
+		nd := &nodes[i]
+		p := d
+		if nd.Parent >= 0 {
+			p = dirs[nd.Parent]
+		}
+		if p == nil { // below a read directory neither reported nor standing
+			continue
+		}
+		depth := p.depth + 1
+		standing := nd.Done == 0 || kids[i] > 0
+		if !standing && !r.reported(depth) {
+			continue
+		}
+		name := string(t.NodeName(nd))
+		var c *dir
+		switch {
+		case nd.Done == 0:
+			rec := nd.Record()
+			c = newDir(p, name, depth, &rec)
+			left = append(left, c)
+		case standing:
+			c = &dir{parent: p, name: name, depth: depth, dev: nd.Dev, ino: nd.Ino, pending: kids[i]}
+			c.sub.set(sub[i])
+			c.own.set(own(nd))
+			c.fdRefs.Store(leftKids[i])
+			if nd.Fd >= 0 { // its left subdirectories open from it
+				c.d.OpenFd(int(nd.Fd), r.mode, nd.Dev)
+			}
+		default:
+			c = &dir{parent: p, name: name, depth: depth, dev: nd.Dev, ino: nd.Ino}
+			done = append(done, i)
+		}
+		if r.reported(depth) {
+			c.node = &Node{Name: name, IsDir: true}
+			if !standing {
+				c.node.Totals, c.node.Own = sub[i], own(nd)
+			}
+			switch {
+			case r.em != nil:
+				r.streamSubdir(p, c)
+			case !standing:
+				p.mu.Lock()
+				p.node.Children = append(p.node.Children, c.node)
+				p.mu.Unlock()
+			}
+		}
+		dirs[i] = c
+	}
+	// Complete nodes, children before parents as OnNode has them.
+	for k := len(done) - 1; k >= 0; k-- {
+		c := dirs[done[k]]
+		c.node.sortChildren()
+		if r.w.opts.OnNode != nil {
+			r.w.emit(c.path(), c.node)
+		}
+	}
+	if len(t.Links.Records) > 0 {
+		switch {
+		case r.linksNow:
+			r.countTreeLinks(wk, d, &t)
+		case r.em != nil:
+			r.streamTreeLinks(d, &t, dirs)
+		default:
+			r.claimTree(wk, d, &t, dirs)
+		}
+	}
+	if r.em != nil {
+		for i, c := range dirs { // read here: listed (left ones when visited)
+			if c != nil && c.node != nil && nodes[i].Done != 0 {
+				r.streamListed(c)
+			}
+		}
+		for _, i := range done {
+			r.streamComplete(dirs[i])
+		}
+	}
+	clear(dirs)
+	return left, direct, directLeft
+}
+
+// countTreeLinks counts, with linksNow, each file the links a subtree
+// walk met lead to unless it was counted already, in d's subtree.
+func (r *run) countTreeLinks(wk *worker, d *dir, t *bulk.Tree) {
+	sum := Totals{Time: math.MinInt64}
+	for i := range t.Links.Records {
+		rec := &t.Links.Records[i]
+		if r.w.seen(rec) {
+			wk.links.Add(1)
+			continue
+		}
+		sum.Add(entryTotals(rec))
+	}
+	d.sub.add(sum)
+	wk.files.Add(sum.Inodes)
+	wk.blocks.Add(sum.Blocks)
+}
+
+// claimTree claims the hard links a subtree walk met. A link in a
+// directory that has a dir here is claimed for it; one deeper for a dir
+// made for the directory right below the nearest that has one, and not
+// reported: below it, which link is charged changes no reported figure,
+// and the reported directory's own (du -S) figure leaves it out.
+func (r *run) claimTree(wk *worker, d *dir, t *bulk.Tree, dirs []*dir) {
+	holder := func(i int32) *dir {
+		below := int32(-1)
+		p := d
+		for j := i; j >= 0; j = t.Nodes[j].Parent {
+			if dirs[j] != nil {
+				p = dirs[j]
+				break
+			}
+			below = j
+		}
+		if below < 0 {
+			return p
+		}
+		nd := &t.Nodes[below]
+		c := &dir{parent: p, name: string(t.NodeName(nd)), depth: p.depth + 1, dev: nd.Dev, ino: nd.Ino}
+		dirs[below] = c
+		return c
+	}
+	var idx []int32
+	var cur *dir
+	for k, ni := range t.LinkNodes {
+		h := holder(ni)
+		if h != cur && len(idx) > 0 {
+			r.claim(wk, cur, &t.Links, idx)
+			idx = idx[:0]
+		}
+		cur = h
+		idx = append(idx, int32(k))
+	}
+	r.claim(wk, cur, &t.Links, idx)
+}
+
+// treeBudget is how many entries one subtree walk may examine: few while
+// the shared stack is short (other workers would wait for what the walk
+// leaves), more as it fills.
+func (r *run) treeBudget() int {
+	r.stackMu.Lock()
+	n := len(r.stack)
+	r.stackMu.Unlock()
+	return treeBudgetMin << min(n, 4)
+}

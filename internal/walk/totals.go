@@ -1,0 +1,134 @@
+package walk
+
+import (
+	"math"
+	"sort"
+	"sync/atomic"
+
+	"github.com/godu-sh/godu/internal/bulk"
+)
+
+// Totals is the usage of an entry or a subtree.
+type Totals struct {
+	Blocks int64 // allocated size, in 512-byte units
+	Bytes  int64 // apparent size: st_size of regular files and symlinks
+	Inodes int64 // number of entries, the directory itself included
+	// Time is the latest time of the subtree chosen by Options.Time, in
+	// nanoseconds since the epoch (math.MinInt64 when none).
+	Time int64
+}
+
+// Add adds u to t: sums, and the later time.
+func (t *Totals) Add(u Totals) {
+	t.Blocks += u.Blocks
+	t.Bytes += u.Bytes
+	t.Inodes += u.Inodes
+	t.Time = max(t.Time, u.Time)
+}
+
+// Node is one reported entry: an operand, a directory down to MaxDepth, or
+// (with ListFiles) a file.
+type Node struct {
+	// Name is the operand as given for a root, the entry's name otherwise.
+	Name  string
+	IsDir bool
+	// Totals covers the whole subtree.
+	Totals
+	// Own covers the entry itself and, for a directory, the files directly
+	// in it, without its subdirectories (du -S).
+	Own Totals
+	// Children are the reported entries directly below, sorted by name.
+	Children []*Node
+	// Detail describes the entry itself, with Options.Details.
+	Detail Detail
+}
+
+// sortChildren puts n's children in name order, as they are printed.
+func (n *Node) sortChildren() {
+	sort.Slice(n.Children, func(i, j int) bool { return n.Children[i].Name < n.Children[j].Name })
+}
+
+// Join joins a directory path and a name as du prints them: "a" and "b"
+// give "a/b", "a/" and "b" give "a/b".
+func Join(dir, name string) string {
+	if len(dir) > 0 && dir[len(dir)-1] == '/' {
+		return dir + name
+	}
+	return dir + "/" + name
+}
+
+// Walk visits each reported node of the tree below n after its children,
+// in name order, with its path as du prints it. The root's path is its Name.
+func (n *Node) Walk(fn func(path string, n *Node)) {
+	n.walk(n.Name, fn)
+}
+
+func (n *Node) walk(path string, fn func(string, *Node)) {
+	for _, c := range n.Children {
+		c.walk(Join(path, c.Name), fn)
+	}
+	fn(path, n)
+}
+
+// Error is one failure met during a walk. Op is "read directory" (the
+// directory's own size still counts) or "access" (the entry is not
+// counted), as in du's messages.
+type Error struct {
+	Op   string
+	Path string
+	Err  error
+}
+
+func (e *Error) Error() string {
+	if e.Err == nil {
+		return "cannot " + e.Op + " " + e.Path
+	}
+	return "cannot " + e.Op + " " + e.Path + ": " + e.Err.Error()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// entryTotals is what one record contributes by itself.
+func entryTotals(r *bulk.Record) Totals {
+	t := Totals{Blocks: r.Blocks, Inodes: 1, Time: r.Tsec*1e9 + r.Tnsec}
+	if r.Type == bulk.Regular || r.Type == bulk.Symlink {
+		t.Bytes = r.Size
+	}
+	return t
+}
+
+// atomicTotals is a Totals that workers add to concurrently. Its fields
+// are plain words used through sync/atomic, so that a new directory's
+// totals are set without atomic stores before any other worker can see
+// it; the zero value is empty (tbias 0 is no time).
+type atomicTotals struct {
+	blocks, bytes, inodes int64
+	tbias                 uint64 // Time with its sign bit flipped: ordered as unsigned
+}
+
+func biasTime(t int64) uint64 { return uint64(t) ^ 1<<63 }
+
+// set makes a equal to t; only while a is not yet shared.
+func (a *atomicTotals) set(t Totals) {
+	*a = atomicTotals{blocks: t.Blocks, bytes: t.Bytes, inodes: t.Inodes, tbias: biasTime(t.Time)}
+}
+
+func (a *atomicTotals) add(t Totals) {
+	atomic.AddInt64(&a.blocks, t.Blocks)
+	atomic.AddInt64(&a.bytes, t.Bytes)
+	atomic.AddInt64(&a.inodes, t.Inodes)
+	if t.Time == math.MinInt64 {
+		return
+	}
+	for b := biasTime(t.Time); ; {
+		old := atomic.LoadUint64(&a.tbias)
+		if b <= old || atomic.CompareAndSwapUint64(&a.tbias, old, b) {
+			break
+		}
+	}
+}
+
+func (a *atomicTotals) load() Totals {
+	return Totals{Blocks: atomic.LoadInt64(&a.blocks), Bytes: atomic.LoadInt64(&a.bytes),
+		Inodes: atomic.LoadInt64(&a.inodes), Time: int64(atomic.LoadUint64(&a.tbias) ^ 1<<63)}
+}
