@@ -209,7 +209,9 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 				msg = "invalid zero-length file name"
 			}
 			out.Flush()
+			prog.clear()
 			fmt.Fprintf(stderr, "%s: %s\n", o.Prog, msg)
+			prog.release()
 			status = 1
 			continue
 		}
