@@ -39,20 +39,22 @@ func syscallsPerEntry(t *testing.T, limits []int) {
 			op := testtree.Generate(t, dir, s)
 			entries := countFind(t, dir, op)
 			dirs := countFind(t, dir, op, "-type", "d")
-			for _, jobs := range []int{1, 16} {
-				for _, args := range [][]string{{"-s"}, {"-a"}} {
-					for _, limit := range limits {
-						calls := straceCounts(t, dir, limit, append([]string{fmt.Sprintf("--jobs=%d", jobs)}, append(args, op)...))
-						if calls["statx"] != entries {
-							t.Errorf("jobs %d %q limit %d: %d statx for %d entries", jobs, args, limit, calls["statx"], entries)
-						}
-						opens := dirs + openSlack
-						if limit > 0 {
-							opens += dirs
-						}
-						if calls["openat"] > opens {
-							t.Errorf("jobs %d %q limit %d: %d openat for %d directories", jobs, args, limit, calls["openat"], dirs)
-						}
+			for _, run := range []struct {
+				jobs int
+				args []string
+			}{{1, []string{"-s"}}, {16, []string{"-a"}}} {
+				jobs, args := run.jobs, run.args
+				for _, limit := range limits {
+					calls := straceCounts(t, dir, limit, append([]string{fmt.Sprintf("--jobs=%d", jobs)}, append(args, op)...))
+					if calls["statx"] != entries {
+						t.Errorf("jobs %d %q limit %d: %d statx for %d entries", jobs, args, limit, calls["statx"], entries)
+					}
+					opens := dirs + openSlack
+					if limit > 0 {
+						opens += dirs
+					}
+					if calls["openat"] > opens {
+						t.Errorf("jobs %d %q limit %d: %d openat for %d directories", jobs, args, limit, calls["openat"], dirs)
 					}
 				}
 			}
