@@ -1,0 +1,102 @@
+package main
+
+import (
+	"fmt"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/godu-sh/godu/internal/testtree"
+)
+
+// openSlack is what a walk may open beyond one descriptor per directory:
+// the operand's parent, the runtime's and libc's own files.
+const openSlack = 16
+
+// TestSyscallsPerEntry counts, with strace, the calls godu makes on
+// every generated shape: exactly one statx per entry and one openat per
+// directory (plus openSlack per walk), at any number of workers.
+func TestSyscallsPerEntry(t *testing.T) {
+	syscallsPerEntry(t, []int{0})
+}
+
+// syscallsPerEntry asserts the counts at each descriptor limit (0: the
+// inherited one); under a limit, a directory may be reopened once.
+func syscallsPerEntry(t *testing.T, limits []int) {
+	t.Helper()
+	if _, err := exec.LookPath("strace"); err != nil {
+		t.Skip("strace not installed")
+	}
+	if err := exec.Command("strace", "-o", "/dev/null", "true").Run(); err != nil {
+		t.Skip("strace cannot trace here:", err)
+	}
+	shapes := append(testtree.Shapes(), testtree.Shape{Name: "deepchain", Kind: "chain", Size: 3000})
+	for _, s := range shapes {
+		t.Run(s.Name, func(t *testing.T) {
+			dir := t.TempDir()
+			op := testtree.Generate(t, dir, s)
+			entries := countFind(t, dir, op)
+			dirs := countFind(t, dir, op, "-type", "d")
+			for _, run := range []struct {
+				jobs int
+				args []string
+			}{{1, []string{"-s"}}, {16, []string{"-a"}}} {
+				jobs, args := run.jobs, run.args
+				for _, limit := range limits {
+					calls := straceCounts(t, dir, limit, append([]string{fmt.Sprintf("--jobs=%d", jobs)}, append(args, op)...))
+					if calls["statx"] != entries {
+						t.Errorf("jobs %d %q limit %d: %d statx for %d entries", jobs, args, limit, calls["statx"], entries)
+					}
+					opens := dirs + openSlack
+					if limit > 0 {
+						opens += dirs
+					}
+					if calls["openat"] > opens {
+						t.Errorf("jobs %d %q limit %d: %d openat for %d directories", jobs, args, limit, calls["openat"], dirs)
+					}
+				}
+			}
+		})
+	}
+}
+
+// countFind counts the paths find prints below and including op.
+func countFind(t *testing.T, dir, op string, preds ...string) int {
+	t.Helper()
+	cmd := exec.Command("find", append([]string{op}, preds...)...)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(out), "\n")
+}
+
+var straceLine = regexp.MustCompile(`(?m)^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)\s*$`)
+
+// straceCounts runs godu under strace -c -f, with at most limit open
+// descriptors when limit is not 0, and returns its call counts.
+func straceCounts(t *testing.T, dir string, limit int, args []string) map[string]int {
+	t.Helper()
+	trace := append([]string{"strace", "-f", "-c", "-e", "trace=openat,statx,getdents64", "-o", "/dev/stderr", godu}, args...)
+	if limit > 0 {
+		trace = append([]string{"-c", fmt.Sprintf(`ulimit -n %d && exec "$@"`, limit), "sh"}, trace...)
+	} else {
+		trace = append([]string{"-c", `exec "$@"`, "sh"}, trace...)
+	}
+	r := testtree.Run(t, dir, nil, "sh", trace...)
+	if r.Code != 0 {
+		t.Fatalf("godu %q: exit %d: %s", args, r.Code, r.Stderr)
+	}
+	calls := map[string]int{}
+	for _, m := range straceLine.FindAllStringSubmatch(r.Stderr, -1) {
+		n, _ := strconv.Atoi(m[1])
+		calls[m[2]] = n
+	}
+	if len(calls) == 0 {
+		t.Fatalf("no strace summary in %q", r.Stderr)
+	}
+	return calls
+}
