@@ -26,8 +26,22 @@ func invoke(t *testing.T, dir string, env []string, stdin string, name string, a
 	cmd.Stdin = strings.NewReader(stdin)
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "TZ=UTC", "GORACE=atexit_sleep_ms=0")
 	cmd.Env = append(cmd.Env, env...)
+	res := runCaptured(t, cmd)
+	if name != "du" {
+		checkOnTerminal(t, dir, env, stdin, name, args, res)
+	}
+	return res
+}
+
+// runCaptured runs cmd with its standard output and error captured (unless
+// already set) and returns them with its exit status.
+func runCaptured(t testing.TB, cmd *exec.Cmd) testtree.Result {
+	t.Helper()
 	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
+	if cmd.Stdout == nil {
+		cmd.Stdout = &o
+	}
+	cmd.Stderr = &e
 	err := cmd.Run()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
@@ -35,11 +49,7 @@ func invoke(t *testing.T, dir string, env []string, stdin string, name string, a
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	res := testtree.Result{Stdout: o.String(), Stderr: e.String(), Code: code}
-	if name != "du" {
-		checkOnTerminal(t, dir, env, stdin, name, args, res)
-	}
-	return res
+	return testtree.Result{Stdout: o.String(), Stderr: e.String(), Code: code}
 }
 
 // seedOffset shifts the generators' fixed seeds by $GODU_TEST_SEED, to

@@ -25,17 +25,10 @@ func TestFewDescriptors(t *testing.T) {
 				cmd := exec.Command("bash", append([]string{"-c", "ulimit -n " + strconv.Itoa(limit) + `; exec -a du "$0" "$@"`, prog}, args...)...)
 				cmd.Dir = root
 				cmd.Env = append(os.Environ(), "LC_ALL=C", "GORACE=atexit_sleep_ms=0")
-				var o, e strings.Builder
-				cmd.Stdout, cmd.Stderr = &o, &e
-				err := cmd.Run()
-				code := 0
-				if ee, ok := err.(*exec.ExitError); ok {
-					code = ee.ExitCode()
-				} else if err != nil {
-					t.Fatal(err)
-				}
+				res := runCaptured(t, cmd)
 				// du's lines come in directory order, godu's in its own.
-				return testtree.Result{Stdout: sortedLines(o.String()), Stderr: e.String(), Code: code}
+				res.Stdout = sortedLines(res.Stdout)
+				return res
 			}
 			got, want := run(godu, n), run("du", 1024)
 			switch {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -36,8 +35,6 @@ func runSink(t *testing.T, dir string, s outputSink, prog string, args []string)
 	cmd := exec.Command("bash", append([]string{"-c", s.shell, prog}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "TZ=UTC", "GORACE=atexit_sleep_ms=0")
-	var e bytes.Buffer
-	cmd.Stderr = &e
 	if s.brokenPipe {
 		r, w, err := os.Pipe()
 		if err != nil {
@@ -47,14 +44,7 @@ func runSink(t *testing.T, dir string, s outputSink, prog string, args []string)
 		defer w.Close()
 		cmd.Stdout = w
 	}
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return testtree.Result{Stderr: e.String(), Code: code}
+	return runCaptured(t, cmd)
 }
 
 // TestOutputFailure: generated du command lines, each with its standard
