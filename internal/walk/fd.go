@@ -55,6 +55,9 @@ func (r *run) reopen(d *dir) (int, error) {
 		return fd, err
 	}
 	p.fdMu.Unlock()
+	if fd, ok := r.reopenBeneath(d, flags); ok {
+		return fd, nil
+	}
 	pfd, err := r.reopen(p)
 	if err != nil {
 		return -1, err

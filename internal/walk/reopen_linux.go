@@ -1,0 +1,64 @@
+package walk
+
+import (
+	"sync/atomic"
+
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/godu-sh/godu/internal/bulk"
+)
+
+// reopenBeneath opens d with one openat2 from its nearest ancestor that
+// holds a descriptor (or the operand, opened anew), by the path between them resolved beneath that
+// ancestor and through no symlink, so that reopening a directory whose
+// ancestors were shed costs one open (one per PATH_MAX of depth) instead
+// of one per level. It reports
+// false when that cannot be done (-L, a
+// path past PATH_MAX, a kernel without openat2): the caller walks down.
+// The caller holds d.fdMu; ancestors' locks are taken one at a time.
+func (r *run) reopenBeneath(d *dir, flags int) (int, bool) {
+	if r.mode&bulk.Follow != 0 || noOpenat2.Load() {
+		return -1, false
+	}
+	names := []string{d.name}
+	size := len(d.name)
+	for a := d.parent; a != nil; a = a.parent {
+		a.fdMu.Lock()
+		afd, own := a.d.Fd(), false
+		// The operand, opened as du opens it, or an ancestor a path's
+		// length above: reopened likewise, a path at a time.
+		if afd < 0 && (a.parent == nil || size+1+len(a.name) >= unix.PathMax) {
+			var err error
+			if afd, err = r.reopen(a); err != nil {
+				a.fdMu.Unlock()
+				return -1, false
+			}
+			own = true
+		}
+		if afd >= 0 {
+			for i, j := 0, len(names)-1; i < j; i, j = i+1, j-1 {
+				names[i], names[j] = names[j], names[i]
+			}
+			how := unix.OpenHow{Flags: uint64(flags), Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS}
+			fd, err := unix.Openat2(afd, strings.Join(names, "/"), &how)
+			if own {
+				unix.Close(afd)
+			}
+			a.fdMu.Unlock()
+			if err == unix.ENOSYS || err == unix.EPERM {
+				noOpenat2.Store(true) // seccomp filters may answer EPERM
+				return -1, false
+			}
+			return fd, err == nil
+		}
+		a.fdMu.Unlock()
+		names = append(names, a.name)
+		size += len(a.name) + 1
+	}
+	return -1, false
+}
+
+// noOpenat2 is set once the kernel refused openat2.
+var noOpenat2 atomic.Bool
