@@ -2,7 +2,6 @@ package walk
 
 import (
 	"sync"
-	"sync/atomic"
 
 	"github.com/godu-sh/godu/internal/bulk"
 )
@@ -16,19 +15,15 @@ type dir struct {
 	ino    uint64
 	// skipped: a mount point left out by -x after opening it (macOS).
 	skipped bool
-	d       bulk.Dir
+	fd      descriptor // reads d; then opens its subdirectories (fd.go)
 	node    *Node      // nil when not reported
 	st      *streamDir // with Options.Stream: kept for the emitter
 
-	sub     atomicTotals // the subtree so far
-	own     atomicTotals // the directory and its files
-	pending int32        // own reading + unfinished subdirectories (atomic)
-	fdRefs  atomic.Int32 // subdirectories not yet opened
-
-	// fdMu guards d.d's descriptor once d is read: it may be shed (closed
-	// to free descriptors, see run.shed) and reopened on demand.
-	fdMu  sync.Mutex
-	users int // subdirectories being opened relative to it right now
+	sub atomicTotals // the subtree so far
+	own atomicTotals // the directory and its files
+	// pending counts what d's completion waits for: its own reading and
+	// its unfinished subdirectories (atomic; see run.finish).
+	pending int32
 
 	mu      sync.Mutex
 	subdirs []*dir

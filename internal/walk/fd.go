@@ -1,60 +1,135 @@
 package walk
 
 import (
+	"sync"
+	"sync/atomic"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/godu-sh/godu/internal/bulk"
 )
 
-// releaseFd drops one subdirectory's claim on d's descriptor; the last
-// closes it.
-func (r *run) releaseFd(d *dir) {
-	if d != nil && d.fdRefs.Add(-1) == 0 {
-		d.fdMu.Lock()
-		d.d.Close()
-		d.fdMu.Unlock()
+// dirFlags are the flags every directory of a walk is opened with, beside
+// O_NOFOLLOW where symlinks are not followed.
+const dirFlags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC | unix.O_NOCTTY | unix.O_NONBLOCK
+
+// descriptor is a directory being read (a bulk.Dir) and the lifetime of
+// its descriptor once it is read: the descriptor stays open while
+// subdirectories of the directory remain to be opened relative to it
+// (claims), and the last claim's release closes it. Out of descriptors,
+// one that no subdirectory is being opened relative to right now (users)
+// may be shed, closed early; the next use reopens it.
+//
+// Until its directory is read, a descriptor is its worker's alone; from
+// hold on, mu guards the bulk.Dir's descriptor.
+type descriptor struct {
+	bulk.Dir
+	claims atomic.Int32 // subdirectories not yet opened relative to it
+	mu     sync.Mutex
+	users  int // subdirectories being opened relative to it right now (mu)
+}
+
+// hold sets the claims on the descriptor: how many subdirectories will
+// open relative to it, plus one for the directory's own visit while it
+// lasts (released at its end).
+func (f *descriptor) hold(claims int32) { f.claims.Store(claims) }
+
+// release drops one claim; the last closes the descriptor.
+func (f *descriptor) release() {
+	if f.claims.Add(-1) == 0 {
+		f.mu.Lock()
+		f.Close()
+		f.mu.Unlock()
 	}
 }
 
-// useFd returns d's descriptor for opening a subdirectory relative to it,
-// reopening d if its descriptor was shed. Call doneFd after.
-func (r *run) useFd(d *dir) (int, error) {
-	d.fdMu.Lock()
-	defer d.fdMu.Unlock()
-	if d.d.Fd() < 0 {
-		fd, err := r.reopen(d)
+// use returns the descriptor for opening a subdirectory relative to it,
+// first reopening it with reopen (which returns a new descriptor, opened
+// in mode) if it was shed. Call done after.
+func (f *descriptor) use(reopen func() (int, error), mode bulk.Mode, dev uint64) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.Fd() < 0 {
+		fd, err := reopen()
 		if err != nil {
 			return -1, err
 		}
-		d.d.OpenFd(fd, r.mode, d.dev)
+		f.OpenFd(fd, mode, dev)
 	}
-	d.users++
-	return d.d.Fd(), nil
+	f.users++
+	return f.Fd(), nil
+}
+
+// done ends a use.
+func (f *descriptor) done() {
+	f.mu.Lock()
+	f.users--
+	f.mu.Unlock()
+}
+
+// shed closes the descriptor if it is open and not in use, without
+// waiting for a lock held elsewhere. It reports whether it closed it.
+func (f *descriptor) shed() bool {
+	if !f.mu.TryLock() {
+		return false
+	}
+	defer f.mu.Unlock()
+	if f.users == 0 && f.Fd() >= 0 {
+		f.Close()
+		return true
+	}
+	return false
+}
+
+// lock and unlock hold the descriptor still (neither shed nor closed nor
+// reopened) while Fd is read and used, as when reopening a directory
+// below it.
+func (f *descriptor) lock()   { f.mu.Lock() }
+func (f *descriptor) unlock() { f.mu.Unlock() }
+
+// useFd is d.fd.use with d reopened from its ancestors (reopen).
+func (r *run) useFd(d *dir) (int, error) {
+	return d.fd.use(func() (int, error) { return r.reopen(d) }, r.mode, d.dev)
+}
+
+// releaseFd drops one subdirectory's claim on d's descriptor (none for an
+// operand, which has no parent).
+func (r *run) releaseFd(d *dir) {
+	if d != nil {
+		d.fd.release()
+	}
+}
+
+// openOperand opens the operand's directory by its path, as du does.
+func (r *run) openOperand(path string) (int, error) {
+	flags := dirFlags
+	if !r.follow {
+		flags |= unix.O_NOFOLLOW
+	}
+	return unix.Open(path, flags, 0)
 }
 
 // reopen opens d anew, from its nearest ancestor that holds a descriptor
 // (or its operand's path), closing the descriptors it opens on the way at
 // once: a shed chain costs two descriptors at a time to cross, not one
-// per level. The caller holds d.fdMu; locks are taken child to parent.
+// per level. The caller holds d's descriptor's lock; locks are taken
+// child to parent.
 func (r *run) reopen(d *dir) (int, error) {
-	flags := unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC | unix.O_NOCTTY | unix.O_NONBLOCK
 	if d.parent == nil {
-		if !r.follow {
-			flags |= unix.O_NOFOLLOW
-		}
-		return unix.Open(d.name, flags, 0)
+		return r.openOperand(d.name)
 	}
+	flags := dirFlags
 	if r.mode&bulk.Follow == 0 {
 		flags |= unix.O_NOFOLLOW
 	}
 	p := d.parent
-	p.fdMu.Lock()
-	if pfd := p.d.Fd(); pfd >= 0 {
+	p.fd.lock()
+	if pfd := p.fd.Fd(); pfd >= 0 {
 		fd, err := unix.Openat(pfd, d.name, flags, 0)
-		p.fdMu.Unlock()
+		p.fd.unlock()
 		return fd, err
 	}
-	p.fdMu.Unlock()
+	p.fd.unlock()
 	if fd, ok := r.reopenBeneath(d, flags); ok {
 		return fd, nil
 	}
@@ -66,71 +141,3 @@ func (r *run) reopen(d *dir) (int, error) {
 	unix.Close(pfd)
 	return fd, err
 }
-
-func (r *run) doneFd(d *dir) {
-	d.fdMu.Lock()
-	d.users--
-	d.fdMu.Unlock()
-}
-
-// waitFor adds d to (or removes it from) the directories whose opening
-// waits for a descriptor.
-func (r *run) waitFor(d *dir, waits bool) {
-	r.waitMu.Lock()
-	defer r.waitMu.Unlock()
-	if waits {
-		r.waiting = append(r.waiting, d)
-		return
-	}
-	for i, w := range r.waiting {
-		if w == d {
-			r.waiting = append(r.waiting[:i], r.waiting[i+1:]...)
-			break
-		}
-	}
-}
-
-// shed closes the descriptors of directories that are only waiting to
-// open more subdirectories (they are reopened on demand), when the process
-// has run out of descriptors. It returns how many it closed. Such a
-// directory is the parent of a directory on the shared stack or of one
-// whose opening waits for a descriptor: a read directory keeps its
-// descriptor only while subdirectories of it wait there or are being
-// opened, and one being opened right now is in use.
-func (r *run) shed() int {
-	r.stackMu.Lock()
-	defer r.stackMu.Unlock()
-	r.waitMu.Lock()
-	defer r.waitMu.Unlock()
-	n := 0
-	try := func(d *dir) {
-		if d != nil && d.fdMu.TryLock() {
-			if d.users == 0 && d.d.Fd() >= 0 {
-				d.d.Close()
-				n++
-			}
-			d.fdMu.Unlock()
-		}
-	}
-	for i, c := range r.stack {
-		if i == 0 || r.stack[i-1].parent != c.parent { // siblings lie together
-			try(c.parent)
-		}
-	}
-	for _, c := range r.waiting {
-		try(c.parent)
-	}
-	return n
-}
-
-// pause waits a millisecond for other workers to close descriptors. Not
-// time.Sleep: the runtime's first timer needs a descriptor of its own
-// (epoll), and there is none to be had.
-func pause() {
-	tv := unix.Timeval{Usec: 1000}
-	unix.Select(0, nil, nil, nil, &tv)
-}
-
-// tooManyFiles reports whether err means the process or system is out of
-// descriptors.
-func tooManyFiles(err error) bool { return err == unix.EMFILE || err == unix.ENFILE }

@@ -17,7 +17,7 @@ import (
 // of one per level. It reports
 // false when that cannot be done (-L, a
 // path past PATH_MAX, a kernel without openat2): the caller walks down.
-// The caller holds d.fdMu; ancestors' locks are taken one at a time.
+// The caller holds d's descriptor's lock; ancestors' locks are taken one at a time.
 func (r *run) reopenBeneath(d *dir, flags int) (int, bool) {
 	if r.mode&bulk.Follow != 0 || noOpenat2.Load() {
 		return -1, false
@@ -25,14 +25,14 @@ func (r *run) reopenBeneath(d *dir, flags int) (int, bool) {
 	names := []string{d.name}
 	size := len(d.name)
 	for a := d.parent; a != nil; a = a.parent {
-		a.fdMu.Lock()
-		afd, own := a.d.Fd(), false
+		a.fd.lock()
+		afd, own := a.fd.Fd(), false
 		// The operand, opened as du opens it, or an ancestor a path's
 		// length above: reopened likewise, a path at a time.
 		if afd < 0 && (a.parent == nil || size+1+len(a.name) >= unix.PathMax) {
 			var err error
 			if afd, err = r.reopen(a); err != nil {
-				a.fdMu.Unlock()
+				a.fd.unlock()
 				return -1, false
 			}
 			own = true
@@ -46,14 +46,14 @@ func (r *run) reopenBeneath(d *dir, flags int) (int, bool) {
 			if own {
 				unix.Close(afd)
 			}
-			a.fdMu.Unlock()
+			a.fd.unlock()
 			if err == unix.ENOSYS || err == unix.EPERM {
 				noOpenat2.Store(true) // seccomp filters may answer EPERM
 				return -1, false
 			}
 			return fd, err == nil
 		}
-		a.fdMu.Unlock()
+		a.fd.unlock()
 		names = append(names, a.name)
 		size += len(a.name) + 1
 	}

@@ -14,15 +14,15 @@ func (r *run) readRest(wk *worker, d *dir) error {
 	rd := wk.rd
 	if !bulk.CanSplit {
 		for {
-			b, err := rd.Read(&d.d)
+			b, err := rd.Read(&d.fd.Dir)
 			r.take(wk, d, &b, false)
 			if err != nil || !b.More {
 				return err
 			}
 		}
 	}
-	d.d.SetMode(r.mode | bulk.NamesOnly)
-	fd := d.d.Fd()
+	d.fd.SetMode(r.mode | bulk.NamesOnly)
+	fd := d.fd.Fd()
 	// The listing stays here; listed batches go to a short queue that
 	// helpers drain, each taking the next batch as soon as it is done, so
 	// listing never waits on one batch's statx calls. Helpers are started
@@ -50,7 +50,7 @@ func (r *run) readRest(wk *worker, d *dir) error {
 	var err error
 	for more := true; more && err == nil; {
 		var names bulk.Batch
-		names, err = rd.Read(&d.d)
+		names, err = rd.Read(&d.fd.Dir)
 		more = names.More
 		lw := r.w.getWorker()
 		l := listed{lw, lw.rd.Adopt(rd, names)}

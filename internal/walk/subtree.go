@@ -21,7 +21,7 @@ func (r *run) walkTree(wk *worker, d *dir) (left []*dir, direct, directLeft int)
 		anc = append(anc, a.dev, a.ino)
 	}
 	wk.anc = anc
-	t := wk.rd.Tree(d.d.Fd(), r.rootDev, anc, r.treeBudget(), r.treeMode)
+	t := wk.rd.Tree(d.fd.Fd(), r.rootDev, anc, r.treeBudget(), r.treeMode)
 	wk.dirs.Add(int64(t.Dirs))
 	wk.files.Add(int64(t.Files))
 	wk.blocks.Add(t.Sum.Blocks)
@@ -107,9 +107,9 @@ func (r *run) walkTree(wk *worker, d *dir) (left []*dir, direct, directLeft int)
 			c = &dir{parent: p, name: name, depth: depth, dev: nd.Dev, ino: nd.Ino, pending: kids[i]}
 			c.sub.set(sub[i])
 			c.own.set(own(nd))
-			c.fdRefs.Store(leftKids[i])
+			c.fd.hold(leftKids[i])
 			if nd.Fd >= 0 { // its left subdirectories open from it
-				c.d.OpenFd(int(nd.Fd), r.mode, nd.Dev)
+				c.fd.OpenFd(int(nd.Fd), r.mode, nd.Dev)
 			}
 		default:
 			c = &dir{parent: p, name: name, depth: depth, dev: nd.Dev, ino: nd.Ino}

@@ -26,56 +26,41 @@ func (r *run) visit(wk *worker, d *dir, fd int) {
 	var b bulk.Batch
 	var err error
 	if d.parent == nil {
-		d.d.OpenFd(fd, r.mode, d.dev)
-		b, err = rd.Read(&d.d)
+		d.fd.OpenFd(fd, r.mode, d.dev)
+		b, err = rd.Read(&d.fd.Dir)
 	} else {
-		// Out of descriptors, shed those of directories that only wait
-		// to open subdirectories, wait a little for other workers to
-		// close theirs, and try again. Workers short of descriptors try
-		// one at a time (scarce), so that a few descriptors are not
-		// shared out a piece to each. After a few tries, the directory
-		// is opened by its path, which takes one descriptor where
-		// opening it below its parent's takes two, but only where the
-		// kernel can refuse every symlink on the way (openBeneath): a
-		// directory renamed to a symlink meanwhile never leads outside.
-		scarce := false
-		for waits := 0; ; waits++ {
+		// Opened below its parent's descriptor, out of descriptors
+		// (openScarce) after a few tries by its path, which takes one
+		// descriptor where opening it below its parent's takes two, but
+		// only where the kernel can refuse every symlink on the way
+		// (openBeneath): a directory renamed to a symlink meanwhile never
+		// leads outside.
+		err = r.openScarce(d, func(waits int) (bool, error) {
 			fd := -1
-			if path := d.path(); waits > 8 && len(path) < unix.PathMax {
-				fd, _ = openBeneath(path, r.mode&bulk.Follow != 0)
+			if waits > 8 {
+				if path := d.path(); len(path) < unix.PathMax {
+					fd, _ = openBeneath(path, r.mode&bulk.Follow != 0)
+				}
 			}
 			if fd >= 0 {
-				d.d.OpenFd(fd, r.mode, d.dev)
-				b, err = rd.Read(&d.d)
+				d.fd.OpenFd(fd, r.mode, d.dev)
+				b, err = rd.Read(&d.fd.Dir)
 			} else {
 				var pfd int
 				if pfd, err = r.useFd(d.parent); err == nil {
-					d.d.Open(pfd, d.name, r.mode, d.dev)
-					b, err = rd.Read(&d.d)
-					r.doneFd(d.parent)
+					d.fd.Open(pfd, d.name, r.mode, d.dev)
+					b, err = rd.Read(&d.fd.Dir)
+					d.parent.fd.done()
 				}
 			}
-			if !tooManyFiles(err) || d.d.Fd() >= 0 || waits == 1000 {
-				break
-			}
-			if !scarce {
-				r.waitFor(d, true)
-				r.scarce.Lock()
-				scarce = true
-			}
-			r.shed()
-			pause()
-		}
-		if scarce {
-			r.scarce.Unlock()
-			r.waitFor(d, false)
-		}
+			return d.fd.Fd() >= 0, err
+		})
 	}
 	r.releaseFd(d.parent)
-	if r.mode&bulk.DirStat != 0 && err == nil && d.parent != nil && d.d.Dev() != r.rootDev {
+	if r.mode&bulk.DirStat != 0 && err == nil && d.parent != nil && d.fd.Dev() != r.rootDev {
 		// A mount point whose record showed the covered directory (macOS):
 		// with -x it is skipped, its own size included.
-		d.d.Close()
+		d.fd.Close()
 		d.sub = atomicTotals{}
 		d.node = nil
 		d.skipped = true
@@ -114,8 +99,8 @@ func (r *run) visit(wk *worker, d *dir, fd int) {
 		opening += nleft
 	}
 	atomic.AddInt32(&d.pending, int32(direct))
-	d.fdRefs.Store(int32(opening) + 1)
-	r.releaseFd(d) // our own claim: closes now if there are no subdirectories
+	d.fd.hold(int32(opening) + 1)
+	d.fd.release() // our own claim: closes now if there are no subdirectories
 	if r.em != nil && d.node != nil {
 		r.streamListed(d)
 	}
@@ -157,7 +142,7 @@ func (r *run) take(wk *worker, d *dir, b *bulk.Batch, tree bool) {
 		}
 		if rec.Errno != 0 {
 			r.w.fail("access", Join(d.path(), string(b.Name(rec))),
-				danglingErr(d.d.Fd(), string(b.Name(rec)), r.mode&bulk.Follow != 0, rec.Err()))
+				danglingErr(d.fd.Fd(), string(b.Name(rec)), r.mode&bulk.Follow != 0, rec.Err()))
 			if opts.Details {
 				r.streamLeftOut(d, b.Name(rec), flagReadError)
 			}

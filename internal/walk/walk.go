@@ -232,22 +232,21 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	if w.opts.Details {
 		root.node.Detail = Detail{Self: entryTotals(&rec), Dev: rec.Dev}
 	}
-	root.fdRefs.Store(1)
+	root.fd.hold(1)
 	if w.opts.Stream != nil {
 		r.em = &emitter{r: r, stack: []frame{{d: root, path: path}}}
 		defer r.em.spill.close()
 		root.stream()
 	}
 
-	flags := unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC | unix.O_NOCTTY | unix.O_NONBLOCK
-	if !follow {
-		flags |= unix.O_NOFOLLOW
-	}
-	fd, err := unix.Open(path, flags, 0)
-	for try := 0; tooManyFiles(err) && try < 1000; try++ {
-		pause() // other operands' walks are over; the caller may hold some
-		fd, err = unix.Open(path, flags, 0)
-	}
+	// Out of descriptors at the operand, nothing of this walk holds one
+	// to shed: openScarce waits for those the caller may hold (other
+	// operands' walks are over).
+	var fd int
+	err = r.openScarce(root, func(int) (bool, error) {
+		fd, err = r.openOperand(path)
+		return fd >= 0, err
+	})
 	if err != nil {
 		w.fail("read directory", path, err)
 		if r.em != nil {

@@ -1,0 +1,97 @@
+package walk
+
+import "golang.org/x/sys/unix"
+
+// openScarce calls open, which opens (and reads) directory d, until it
+// opens d or fails for another reason than a lack of descriptors, at most
+// scarceTries times. Out of descriptors, it sheds those of directories
+// that only wait to open subdirectories, waits a little for other workers
+// to close theirs, and tries again; workers short of descriptors try one
+// at a time (scarce), so that a few descriptors are not shared out a piece
+// to each. open is told how many times it waited, to try other ways after
+// a few (visit opens a directory by its path then). It returns open's
+// last error.
+func (r *run) openScarce(d *dir, open func(waits int) (opened bool, err error)) error {
+	scarce := false
+	var err error
+	for waits := 0; ; waits++ {
+		var opened bool
+		opened, err = open(waits)
+		if !tooManyFiles(err) || opened || waits == scarceTries {
+			break
+		}
+		if !scarce {
+			r.waitFor(d, true)
+			r.scarce.Lock()
+			scarce = true
+		}
+		r.shed()
+		pause()
+	}
+	if scarce {
+		r.scarce.Unlock()
+		r.waitFor(d, false)
+	}
+	return err
+}
+
+// scarceTries is how many times openScarce retries.
+const scarceTries = 1000
+
+// waitFor adds d to (or removes it from) the directories whose opening
+// waits for a descriptor.
+func (r *run) waitFor(d *dir, waits bool) {
+	r.waitMu.Lock()
+	defer r.waitMu.Unlock()
+	if waits {
+		r.waiting = append(r.waiting, d)
+		return
+	}
+	for i, w := range r.waiting {
+		if w == d {
+			r.waiting = append(r.waiting[:i], r.waiting[i+1:]...)
+			break
+		}
+	}
+}
+
+// shed closes the descriptors of directories that are only waiting to
+// open more subdirectories (they are reopened on demand), when the process
+// has run out of descriptors. It returns how many it closed. Such a
+// directory is the parent of a directory on the shared stack or of one
+// whose opening waits for a descriptor: a read directory keeps its
+// descriptor only while subdirectories of it wait there or are being
+// opened, and one being opened right now is in use.
+func (r *run) shed() int {
+	r.stackMu.Lock()
+	defer r.stackMu.Unlock()
+	r.waitMu.Lock()
+	defer r.waitMu.Unlock()
+	n := 0
+	try := func(d *dir) {
+		if d != nil && d.fd.shed() {
+			n++
+		}
+	}
+	for i, c := range r.stack {
+		if i == 0 || r.stack[i-1].parent != c.parent { // siblings lie together
+			try(c.parent)
+		}
+	}
+	for _, c := range r.waiting {
+		try(c.parent)
+	}
+	return n
+}
+
+// pause waits a millisecond for other workers to close descriptors. Not
+// time.Sleep: the runtime's first timer needs a descriptor of its own
+// (epoll), and there is none to be had.
+func pause() {
+	tv := unix.Timeval{Usec: 1000}
+	unix.Select(0, nil, nil, nil, &tv)
+}
+
+// tooManyFiles reports whether err means the process or system is out of
+// descriptors.
+func tooManyFiles(err error) bool { return err == unix.EMFILE || err == unix.ENFILE }
