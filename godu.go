@@ -18,7 +18,6 @@ package godu
 import (
 	"context"
 	"errors"
-	"math"
 	"strings"
 	"sync"
 	"time"
@@ -286,7 +285,7 @@ func (n *Node) markError(path, errPath string) {
 func node(wn *walk.Node) *Node {
 	n := &Node{Name: wn.Name, IsDir: wn.IsDir, DiskUsage: wn.Blocks * 512,
 		ApparentSize: wn.Bytes, Inodes: wn.Inodes}
-	if wn.Time != math.MinInt64 {
+	if wn.Time != walk.NoTime {
 		n.Latest = time.Unix(0, wn.Time)
 	}
 	return n

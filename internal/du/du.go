@@ -253,7 +253,7 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 		writeError(stderr, o.Prog, err)
 		return 1
 	}
-	if w.Errors() > 0 {
+	if w.Stats().Errors > 0 {
 		status = 1
 	}
 	return status

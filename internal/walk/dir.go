@@ -22,7 +22,7 @@ type dir struct {
 	sub atomicTotals // the subtree so far
 	own atomicTotals // the directory and its files
 	// pending counts what d's completion waits for: its own reading and
-	// its unfinished subdirectories (atomic; see run.finish).
+	// its unfinished subdirectories (atomic; see scan.partDone).
 	pending int32
 
 	mu      sync.Mutex

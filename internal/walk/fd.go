@@ -88,22 +88,22 @@ func (f *descriptor) lock()   { f.mu.Lock() }
 func (f *descriptor) unlock() { f.mu.Unlock() }
 
 // useFd is d.fd.use with d reopened from its ancestors (reopen).
-func (r *run) useFd(d *dir) (int, error) {
-	return d.fd.use(func() (int, error) { return r.reopen(d) }, r.mode, d.dev)
+func (sc *scan) useFd(d *dir) (int, error) {
+	return d.fd.use(func() (int, error) { return sc.reopen(d) }, sc.mode, d.dev)
 }
 
 // releaseFd drops one subdirectory's claim on d's descriptor (none for an
 // operand, which has no parent).
-func (r *run) releaseFd(d *dir) {
+func (sc *scan) releaseFd(d *dir) {
 	if d != nil {
 		d.fd.release()
 	}
 }
 
 // openOperand opens the operand's directory by its path, as du does.
-func (r *run) openOperand(path string) (int, error) {
+func (sc *scan) openOperand(path string) (int, error) {
 	flags := dirFlags
-	if !r.follow {
+	if !sc.follow {
 		flags |= unix.O_NOFOLLOW
 	}
 	return unix.Open(path, flags, 0)
@@ -114,12 +114,12 @@ func (r *run) openOperand(path string) (int, error) {
 // once: a shed chain costs two descriptors at a time to cross, not one
 // per level. The caller holds d's descriptor's lock; locks are taken
 // child to parent.
-func (r *run) reopen(d *dir) (int, error) {
+func (sc *scan) reopen(d *dir) (int, error) {
 	if d.parent == nil {
-		return r.openOperand(d.name)
+		return sc.openOperand(d.name)
 	}
 	flags := dirFlags
-	if r.mode&bulk.Follow == 0 {
+	if sc.mode&bulk.Follow == 0 {
 		flags |= unix.O_NOFOLLOW
 	}
 	p := d.parent
@@ -130,10 +130,10 @@ func (r *run) reopen(d *dir) (int, error) {
 		return fd, err
 	}
 	p.fd.unlock()
-	if fd, ok := r.reopenBeneath(d, flags); ok {
+	if fd, ok := sc.reopenBeneath(d, flags); ok {
 		return fd, nil
 	}
-	pfd, err := r.reopen(p)
+	pfd, err := sc.reopen(p)
 	if err != nil {
 		return -1, err
 	}

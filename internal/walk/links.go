@@ -104,39 +104,39 @@ func (c *linkClaim) after(d *dir, name []byte) bool {
 // links in traversal order once it is over. A file counted under an earlier
 // operand is skipped. One lock per batch: workers finding links at once
 // contend on it per directory, not per link.
-func (r *run) claim(wk *worker, d *dir, b *bulk.Batch, links []int32) {
-	counted := r.w.setUsed.Load()
+func (sc *scan) claim(wk *worker, d *dir, b *bulk.Batch, links []int32) {
+	counted := sc.w.setUsed.Load()
 	skipped := int64(0)
-	r.linkMu.Lock()
+	sc.linkMu.Lock()
 	for _, i := range links {
 		rec := &b.Records[i]
 		k := inodeset.Key{Dev: rec.Dev, Ino: rec.Ino}
-		if counted && r.w.set.Contains(k) {
+		if counted && sc.w.set.Contains(k) {
 			skipped++
 			continue
 		}
 		name := b.Name(rec)
-		c := r.links.get(k)
+		c := sc.links.get(k)
 		switch {
 		case c == nil:
-			r.links.put(k, &linkClaim{dir: d, name: string(name), t: entryTotals(rec)})
+			sc.links.put(k, &linkClaim{dir: d, name: string(name), t: entryTotals(rec)})
 			continue
 		case c.after(d, name):
 			c.dir, c.name = d, string(name)
 		}
 		skipped++
 	}
-	r.linkMu.Unlock()
+	sc.linkMu.Unlock()
 	wk.links.Add(skipped)
 }
 
 // chargeLinks adds each hard-linked file to the directory of its first
 // link and to every reported directory above it, after the walk.
-func (r *run) chargeLinks() {
+func (sc *scan) chargeLinks() {
 	resort := map[*Node]bool{}
 	var files, blocks int64
-	r.links.each(func(k inodeset.Key, c *linkClaim) {
-		r.w.add(k) // later operands count it no more
+	sc.links.each(func(k inodeset.Key, c *linkClaim) {
+		sc.w.add(k) // later operands count it no more
 		for d := c.dir; d != nil; d = d.parent {
 			if d.skipped {
 				return
@@ -154,13 +154,13 @@ func (r *run) chargeLinks() {
 			return
 		}
 		n.Own.Add(c.t)
-		if r.w.opts.ListFiles && r.reported(c.dir.depth+1) {
+		if sc.w.opts.ListFiles && sc.reported(c.dir.depth+1) {
 			n.Children = append(n.Children, &Node{Name: c.name, Totals: c.t, Own: c.t})
 			resort[n] = true
 		}
 	})
-	r.w.after.files.Add(files)
-	r.w.after.blocks.Add(blocks)
+	sc.w.after.files.Add(files)
+	sc.w.after.blocks.Add(blocks)
 	for n := range resort {
 		n.sortChildren()
 	}

@@ -29,8 +29,8 @@ func before(a, b *dir) bool {
 
 // heapPush adds d to the stack kept as a heap in du's order. The caller
 // holds stackMu.
-func (r *run) heapPush(d *dir) {
-	s := append(r.stack, d)
+func (sc *scan) heapPush(d *dir) {
+	s := append(sc.stack, d)
 	for i := len(s) - 1; i > 0; {
 		p := (i - 1) / 2
 		if !before(s[i], s[p]) {
@@ -39,13 +39,13 @@ func (r *run) heapPush(d *dir) {
 		s[i], s[p] = s[p], s[i]
 		i = p
 	}
-	r.stack = s
+	sc.stack = s
 }
 
 // heapPop takes the first directory in du's order. The caller holds
 // stackMu; the stack is not empty.
-func (r *run) heapPop() *dir {
-	s := r.stack
+func (sc *scan) heapPop() *dir {
+	s := sc.stack
 	d := s[0]
 	n := len(s) - 1
 	s[0] = s[n]
@@ -65,6 +65,6 @@ func (r *run) heapPop() *dir {
 		s[i], s[m] = s[m], s[i]
 		i = m
 	}
-	r.stack = s
+	sc.stack = s
 	return d
 }

@@ -18,8 +18,8 @@ import (
 // false when that cannot be done (-L, a
 // path past PATH_MAX, a kernel without openat2): the caller walks down.
 // The caller holds d's descriptor's lock; ancestors' locks are taken one at a time.
-func (r *run) reopenBeneath(d *dir, flags int) (int, bool) {
-	if r.mode&bulk.Follow != 0 || noOpenat2.Load() {
+func (sc *scan) reopenBeneath(d *dir, flags int) (int, bool) {
+	if sc.mode&bulk.Follow != 0 || noOpenat2.Load() {
 		return -1, false
 	}
 	names := []string{d.name}
@@ -31,7 +31,7 @@ func (r *run) reopenBeneath(d *dir, flags int) (int, bool) {
 		// length above: reopened likewise, a path at a time.
 		if afd < 0 && (a.parent == nil || size+1+len(a.name) >= unix.PathMax) {
 			var err error
-			if afd, err = r.reopen(a); err != nil {
+			if afd, err = sc.reopen(a); err != nil {
 				a.fd.unlock()
 				return -1, false
 			}

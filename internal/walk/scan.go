@@ -9,8 +9,8 @@ import (
 	"github.com/godu-sh/godu/internal/bulk"
 )
 
-// run is the state of one Walk call.
-type run struct {
+// scan is the state of one Walk call: the walk of one operand.
+type scan struct {
 	w       *Walker
 	ctx     context.Context
 	g       *errgroup.Group
@@ -33,70 +33,72 @@ type run struct {
 	waitMu  sync.Mutex
 	waiting []*dir // directories whose opening waits for a descriptor
 
-	// tree: subtrees are read by the core's subtree walk
-	// (bulk.Reader.Tree) with treeMode.
-	tree     bool
-	treeMode bulk.Mode
+	// subtrees: the subdirectories of a directory read whole are read
+	// by the core's subtree walk (bulk.Reader.Tree) with subtreeMode.
+	subtrees    bool
+	subtreeMode bulk.Mode
 
 	em *emitter // with Options.Stream
 }
 
-func (r *run) reported(depth int) bool {
-	return r.w.opts.MaxDepth < 0 || depth <= r.w.opts.MaxDepth
+func (sc *scan) reported(depth int) bool {
+	return sc.w.opts.MaxDepth < 0 || depth <= sc.w.opts.MaxDepth
 }
 
 // push puts subdirectories on the shared stack, the first by name on top,
 // so that the walk goes depth first in name order where it can.
-func (r *run) push(ds []*dir) {
+func (sc *scan) push(ds []*dir) {
 	if len(ds) == 0 {
 		return
 	}
-	r.stackMu.Lock()
+	sc.stackMu.Lock()
 	for i := len(ds) - 1; i >= 0; i-- {
-		if r.em != nil {
-			r.heapPush(ds[i]) // order.go
+		if sc.em != nil {
+			sc.heapPush(ds[i]) // order.go
 		} else {
-			r.stack = append(r.stack, ds[i])
+			sc.stack = append(sc.stack, ds[i])
 		}
 	}
-	r.stackMu.Unlock()
+	sc.stackMu.Unlock()
 }
 
-func (r *run) pop() *dir {
-	r.stackMu.Lock()
-	defer r.stackMu.Unlock()
-	n := len(r.stack)
+func (sc *scan) pop() *dir {
+	sc.stackMu.Lock()
+	defer sc.stackMu.Unlock()
+	n := len(sc.stack)
 	if n == 0 {
 		return nil
 	}
-	if r.em != nil {
-		return r.heapPop()
+	if sc.em != nil {
+		return sc.heapPop()
 	}
-	d := r.stack[n-1]
-	r.stack[n-1] = nil
-	r.stack = r.stack[:n-1]
+	d := sc.stack[n-1]
+	sc.stack[n-1] = nil
+	sc.stack = sc.stack[:n-1]
 	return d
 }
 
 // work visits directories from the shared stack until it is empty. A
 // worker that finds the stack empty ends: the others' pushes start new
 // ones.
-func (r *run) work(wk *worker) {
+func (sc *scan) work(wk *worker) {
 	for {
-		if r.em != nil {
-			r.em.help() // stream.go: past its budget, the stream goes first
+		if sc.em != nil {
+			sc.em.help() // stream.go: past its budget, the stream goes first
 		}
-		d := r.pop()
+		d := sc.pop()
 		if d == nil {
 			return
 		}
-		r.visit(wk, d, -1)
+		sc.visit(wk, d, -1)
 	}
 }
 
-func (r *run) helper() error {
-	wk := r.w.getWorker()
-	r.work(wk)
-	r.w.putWorker(wk)
+// workFromStack is a worker started to take directories from the shared
+// stack (errgroup's TryGo) until it is empty.
+func (sc *scan) workFromStack() error {
+	wk := sc.w.getWorker()
+	sc.work(wk)
+	sc.w.putWorker(wk)
 	return nil
 }

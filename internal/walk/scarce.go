@@ -11,7 +11,7 @@ import "golang.org/x/sys/unix"
 // to each. open is told how many times it waited, to try other ways after
 // a few (visit opens a directory by its path then). It returns open's
 // last error.
-func (r *run) openScarce(d *dir, open func(waits int) (opened bool, err error)) error {
+func (sc *scan) openScarce(d *dir, open func(waits int) (opened bool, err error)) error {
 	scarce := false
 	var err error
 	for waits := 0; ; waits++ {
@@ -21,16 +21,16 @@ func (r *run) openScarce(d *dir, open func(waits int) (opened bool, err error)) 
 			break
 		}
 		if !scarce {
-			r.waitFor(d, true)
-			r.scarce.Lock()
+			sc.waitFor(d, true)
+			sc.scarce.Lock()
 			scarce = true
 		}
-		r.shed()
+		sc.shed()
 		pause()
 	}
 	if scarce {
-		r.scarce.Unlock()
-		r.waitFor(d, false)
+		sc.scarce.Unlock()
+		sc.waitFor(d, false)
 	}
 	return err
 }
@@ -40,16 +40,16 @@ const scarceTries = 1000
 
 // waitFor adds d to (or removes it from) the directories whose opening
 // waits for a descriptor.
-func (r *run) waitFor(d *dir, waits bool) {
-	r.waitMu.Lock()
-	defer r.waitMu.Unlock()
+func (sc *scan) waitFor(d *dir, waits bool) {
+	sc.waitMu.Lock()
+	defer sc.waitMu.Unlock()
 	if waits {
-		r.waiting = append(r.waiting, d)
+		sc.waiting = append(sc.waiting, d)
 		return
 	}
-	for i, w := range r.waiting {
+	for i, w := range sc.waiting {
 		if w == d {
-			r.waiting = append(r.waiting[:i], r.waiting[i+1:]...)
+			sc.waiting = append(sc.waiting[:i], sc.waiting[i+1:]...)
 			break
 		}
 	}
@@ -62,23 +62,23 @@ func (r *run) waitFor(d *dir, waits bool) {
 // whose opening waits for a descriptor: a read directory keeps its
 // descriptor only while subdirectories of it wait there or are being
 // opened, and one being opened right now is in use.
-func (r *run) shed() int {
-	r.stackMu.Lock()
-	defer r.stackMu.Unlock()
-	r.waitMu.Lock()
-	defer r.waitMu.Unlock()
+func (sc *scan) shed() int {
+	sc.stackMu.Lock()
+	defer sc.stackMu.Unlock()
+	sc.waitMu.Lock()
+	defer sc.waitMu.Unlock()
 	n := 0
 	try := func(d *dir) {
 		if d != nil && d.fd.shed() {
 			n++
 		}
 	}
-	for i, c := range r.stack {
-		if i == 0 || r.stack[i-1].parent != c.parent { // siblings lie together
+	for i, c := range sc.stack {
+		if i == 0 || sc.stack[i-1].parent != c.parent { // siblings lie together
 			try(c.parent)
 		}
 	}
-	for _, c := range r.waiting {
+	for _, c := range sc.waiting {
 		try(c.parent)
 	}
 	return n

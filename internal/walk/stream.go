@@ -92,30 +92,30 @@ func (d *dir) stream() *streamDir {
 }
 
 // streamFile lists a file of reported d.
-func (r *run) streamFile(d *dir, name []byte, t Totals, flags uint8) {
+func (sc *scan) streamFile(d *dir, name []byte, t Totals, flags uint8) {
 	st := d.stream()
 	d.mu.Lock()
-	withTime := r.w.opts.Time != 0
+	withTime := sc.w.opts.Time != 0
 	size := int64(st.files.add(name, t, withTime, flags))
 	if st.files.inMemory > spillAt {
 		size -= int64(st.files.alloc)
-		st.files.spill(&r.em.spill, withTime)
+		st.files.spill(&sc.em.spill, withTime)
 		size += int64(st.files.alloc)
 	}
 	d.mu.Unlock()
-	r.em.held.Add(size)
+	sc.em.held.Add(size)
 }
 
 // streamLeftOut lists, with Options.Details, an entry of d that is not
 // counted: left out (flagPattern, flagOtherFS) or not examined.
-func (r *run) streamLeftOut(d *dir, name []byte, flag uint8) {
-	if d.node != nil && r.em != nil {
-		r.streamFile(d, name, Totals{}, flag)
+func (sc *scan) streamLeftOut(d *dir, name []byte, flag uint8) {
+	if d.node != nil && sc.em != nil {
+		sc.streamFile(d, name, Totals{}, flag)
 	}
 }
 
 // streamSubdir lists reported subdirectory c of d.
-func (r *run) streamSubdir(d, c *dir) {
+func (sc *scan) streamSubdir(d, c *dir) {
 	c.stream()
 	st := d.stream()
 	d.mu.Lock()
@@ -125,16 +125,16 @@ func (r *run) streamSubdir(d, c *dir) {
 
 // streamLink takes a hard link found in d: among d's children when they
 // are reported, else held to be charged when d completes.
-func (r *run) streamLink(d *dir, l link) {
+func (sc *scan) streamLink(d *dir, l link) {
 	st := d.stream()
 	d.mu.Lock()
-	if d.node != nil && r.reported(d.depth+1) && !strings.Contains(l.name, "\x00") {
+	if d.node != nil && sc.reported(d.depth+1) && !strings.Contains(l.name, "\x00") {
 		st.links = append(st.links, l)
 	} else {
 		st.deep = append(st.deep, l)
 	}
 	d.mu.Unlock()
-	r.em.held.Add(l.size())
+	sc.em.held.Add(l.size())
 }
 
 // size is about what l takes in memory, for the held budget.
@@ -142,17 +142,17 @@ func (l *link) size() int64 { return int64(unsafe.Sizeof(*l)) + int64(len(l.name
 
 // streamLinks takes the hard links among b's records (indices in links),
 // found in d.
-func (r *run) streamLinks(d *dir, b *bulk.Batch, links []int32) {
+func (sc *scan) streamLinks(d *dir, b *bulk.Batch, links []int32) {
 	for _, i := range links {
 		rec := &b.Records[i]
-		r.streamLink(d, link{name: string(b.Name(rec)), key: inodeset.Key{Dev: rec.Dev, Ino: rec.Ino}, t: entryTotals(rec), nlink: rec.Nlink})
+		sc.streamLink(d, link{name: string(b.Name(rec)), key: inodeset.Key{Dev: rec.Dev, Ino: rec.Ino}, t: entryTotals(rec), nlink: rec.Nlink})
 	}
 }
 
 // streamTreeLinks takes the links a subtree walk met: each goes to the
 // nearest directory of the walk that has a dir (dirs, by node), with its
 // path below it.
-func (r *run) streamTreeLinks(d *dir, t *bulk.Tree, dirs []*dir) {
+func (sc *scan) streamTreeLinks(d *dir, t *bulk.Tree, dirs []*dir) {
 	var names []string
 	for k, ni := range t.LinkNodes {
 		names = names[:0]
@@ -171,12 +171,12 @@ func (r *run) streamTreeLinks(d *dir, t *bulk.Tree, dirs []*dir) {
 		}
 		rec := &t.Links.Records[k]
 		sb.Write(t.Links.Name(rec))
-		r.streamLink(h, link{name: sb.String(), key: inodeset.Key{Dev: rec.Dev, Ino: rec.Ino}, t: entryTotals(rec), nlink: rec.Nlink})
+		sc.streamLink(h, link{name: sb.String(), key: inodeset.Key{Dev: rec.Dev, Ino: rec.Ino}, t: entryTotals(rec), nlink: rec.Nlink})
 	}
 }
 
 // streamListed marks reported d as listed: its children are all known.
-func (r *run) streamListed(d *dir) {
+func (sc *scan) streamListed(d *dir) {
 	st := d.stream()
 	d.mu.Lock()
 	st.files.sort()
@@ -184,15 +184,15 @@ func (r *run) streamListed(d *dir) {
 	sort.Slice(st.links, func(i, j int) bool { return st.links[i].name < st.links[j].name })
 	d.mu.Unlock()
 	st.listed.Store(true)
-	r.em.kick()
+	sc.em.kick()
 }
 
 // streamComplete marks reported d complete (its Node's figures set), or
 // passes unreported d's links to its parent.
-func (r *run) streamComplete(d *dir) {
+func (sc *scan) streamComplete(d *dir) {
 	if d.node != nil {
 		d.stream().complete.Store(true)
-		r.em.kick()
+		sc.em.kick()
 		return
 	}
 	if d.st == nil || len(d.st.deep) == 0 || d.parent == nil {
@@ -211,7 +211,7 @@ func (r *run) streamComplete(d *dir) {
 // emitter hands out entries in order (see above). One goroutine at a
 // time advances it; others only mark it dirty.
 type emitter struct {
-	r     *run
+	sc    *scan
 	mu    sync.Mutex
 	dirty atomic.Bool
 	held  atomic.Int64 // bytes of listed files and links not handed out
@@ -223,7 +223,7 @@ type emitter struct {
 // spillFailed reports that the spill file could not be read back: the
 // files of a run are missing from the output.
 func (e *emitter) spillFailed(err error) {
-	e.r.w.fail("read", "(temporary file)", err)
+	e.sc.w.fail("read", "(temporary file)", err)
 }
 
 type frame struct {
@@ -257,7 +257,7 @@ func (e *emitter) help() {
 }
 
 func (e *emitter) advance() {
-	opts := &e.r.w.opts
+	opts := &e.sc.w.opts
 	withTime := opts.Time != 0
 	for len(e.stack) > 0 {
 		f := &e.stack[len(e.stack)-1]
@@ -355,7 +355,7 @@ func (e *emitter) advance() {
 // charge counts l in st if it is the first link to its file met in du's
 // order (and not counted under an earlier operand).
 func (e *emitter) charge(st *streamDir, l *link, direct bool) bool {
-	w := e.r.w
+	w := e.sc.w
 	e.held.Add(-l.size())
 	if !w.add(l.key) {
 		w.after.links.Add(1)

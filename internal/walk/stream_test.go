@@ -10,7 +10,8 @@ import (
 	"github.com/godu-sh/godu/internal/bulk"
 )
 
-// entries is a walk's printed entries in order: path, totals, own totals.
+// treeEntries is a walk's printed entries in order (path, totals, own
+// totals), from the tree Walk returns, then the walker's counts.
 func treeEntries(t *testing.T, opts Options, paths ...string) []string {
 	w := New(opts)
 	var out []string
@@ -26,6 +27,7 @@ func treeEntries(t *testing.T, opts Options, paths ...string) []string {
 	return append(out, fmt.Sprintf("stats %+v", w.Stats()))
 }
 
+// streamEntries is treeEntries from an ordered stream (Options.Stream).
 func streamEntries(t *testing.T, opts Options, paths ...string) []string {
 	var out []string
 	opts.Stream = func(p string, n *Node) { out = append(out, entryString(p, n)) }
@@ -56,7 +58,7 @@ func entryString(p string, n *Node) string {
 // subtree walks at several budgets, files spilled to the spill file in
 // runs of several lengths, and over several operands sharing hard links.
 func TestStreamIsTheTree(t *testing.T) {
-	defer func(b, s int, on bool) { treeBudgetMin, spillAt, subtreeWalk = b, s, on }(treeBudgetMin, spillAt, subtreeWalk)
+	defer func(b, s int, on bool) { subtreeBudgetMin, spillAt, subtreeWalk = b, s, on }(subtreeBudgetMin, spillAt, subtreeWalk)
 	for seed := int64(1); seed <= 3; seed++ {
 		path := randomTree(t, seed)
 		operands := [][]string{{path}, {filepath.Join(path, "d1"), path}}
@@ -70,7 +72,7 @@ func TestStreamIsTheTree(t *testing.T) {
 				o := opts
 				o.HashAll = len(ops) > 1
 				for i, budget := range []int{0, 1, 50, 1 << 20} {
-					subtreeWalk, treeBudgetMin = budget > 0 && bulk.CanTree, max(budget, 1)
+					subtreeWalk, subtreeBudgetMin = budget > 0 && bulk.CanTree, max(budget, 1)
 					spillAt = []int{1 << 20, 300, 1, 5000}[i] // files spilled in runs of every length
 					want := treeEntries(t, o, ops...)
 					got := streamEntries(t, o, ops...)

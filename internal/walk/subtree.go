@@ -6,8 +6,8 @@ import (
 	"github.com/godu-sh/godu/internal/bulk"
 )
 
-// walkTree reads the subtree below d through the core's subtree walk,
-// from the subdirectories take listed, and adds what it read to d. Read
+// readSubtrees reads the subtree below d through the core's subtree walk,
+// from the subdirectories addBatch listed, and adds what it read to d. Read
 // directories that are reported get their Nodes here, complete. It
 // returns the directories the walk left unread, below new directories
 // standing for the read ones on their way (their descriptors closed, to
@@ -15,13 +15,13 @@ import (
 // them does); how many of both are d's own subdirectories (d's pending
 // claims); and how many of those are left ones (its descriptor's claims:
 // only those open themselves relative to it).
-func (r *run) walkTree(wk *worker, d *dir) (left []*dir, direct, directLeft int) {
+func (sc *scan) readSubtrees(wk *worker, d *dir) (left []*dir, direct, directLeft int) {
 	anc := wk.anc[:0]
 	for a := d; a != nil; a = a.parent {
 		anc = append(anc, a.dev, a.ino)
 	}
 	wk.anc = anc
-	t := wk.rd.Tree(d.fd.Fd(), r.rootDev, anc, r.treeBudget(), r.treeMode)
+	t := wk.rd.Tree(d.fd.Fd(), sc.rootDev, anc, sc.subtreeBudget(), sc.subtreeMode)
 	wk.dirs.Add(int64(t.Dirs))
 	wk.files.Add(int64(t.Files))
 	wk.blocks.Add(t.Sum.Blocks)
@@ -38,14 +38,14 @@ func (r *run) walkTree(wk *worker, d *dir) (left []*dir, direct, directLeft int)
 	clear(kids)
 	clear(leftKids)
 	for i := range sub {
-		sub[i] = Totals{Time: math.MinInt64}
+		sub[i] = Totals{Time: NoTime}
 	}
 	// own is what a read node holds itself: its entry and its files.
 	own := func(nd *bulk.TreeNode) Totals {
 		rec := nd.Record()
 		o := entryTotals(&rec)
-		o.Add(Totals{Blocks: nd.FBlocks, Bytes: nd.FSize, Inodes: int64(nd.Files), Time: math.MinInt64})
-		if nd.FTsec != math.MinInt64 {
+		o.Add(Totals{Blocks: nd.FBlocks, Bytes: nd.FSize, Inodes: int64(nd.Files), Time: NoTime})
+		if nd.FTsec != math.MinInt64 { // bulk: no time, in seconds
 			o.Time = max(o.Time, nd.FTsec*1e9+nd.FTnsec)
 		}
 		return o
@@ -55,7 +55,7 @@ func (r *run) walkTree(wk *worker, d *dir) (left []*dir, direct, directLeft int)
 	// the walk (left ones, or read ones above left ones), leftKids[i] the
 	// left ones among them, and sub[i] sums node i and the read subtrees
 	// below it that stand for nothing.
-	dsub := Totals{Time: math.MinInt64}
+	dsub := Totals{Time: NoTime}
 	for i := n - 1; i >= 0; i-- {
 		nd := &nodes[i]
 		standing := nd.Done == 0 || kids[i] > 0
@@ -93,7 +93,7 @@ func (r *run) walkTree(wk *worker, d *dir) (left []*dir, direct, directLeft int)
 		}
 		depth := p.depth + 1
 		standing := nd.Done == 0 || kids[i] > 0
-		if !standing && !r.reported(depth) {
+		if !standing && !sc.reported(depth) {
 			continue
 		}
 		name := string(t.NodeName(nd))
@@ -109,20 +109,20 @@ func (r *run) walkTree(wk *worker, d *dir) (left []*dir, direct, directLeft int)
 			c.own.set(own(nd))
 			c.fd.hold(leftKids[i])
 			if nd.Fd >= 0 { // its left subdirectories open from it
-				c.fd.OpenFd(int(nd.Fd), r.mode, nd.Dev)
+				c.fd.OpenFd(int(nd.Fd), sc.mode, nd.Dev)
 			}
 		default:
 			c = &dir{parent: p, name: name, depth: depth, dev: nd.Dev, ino: nd.Ino}
 			done = append(done, i)
 		}
-		if r.reported(depth) {
+		if sc.reported(depth) {
 			c.node = &Node{Name: name, IsDir: true}
 			if !standing {
 				c.node.Totals, c.node.Own = sub[i], own(nd)
 			}
 			switch {
-			case r.em != nil:
-				r.streamSubdir(p, c)
+			case sc.em != nil:
+				sc.streamSubdir(p, c)
 			case !standing:
 				p.mu.Lock()
 				p.node.Children = append(p.node.Children, c.node)
@@ -135,28 +135,28 @@ func (r *run) walkTree(wk *worker, d *dir) (left []*dir, direct, directLeft int)
 	for k := len(done) - 1; k >= 0; k-- {
 		c := dirs[done[k]]
 		c.node.sortChildren()
-		if r.w.opts.OnNode != nil {
-			r.w.emit(c.path(), c.node)
+		if sc.w.opts.OnNode != nil {
+			sc.w.emit(c.path(), c.node)
 		}
 	}
 	if len(t.Links.Records) > 0 {
 		switch {
-		case r.linksNow:
-			r.countTreeLinks(wk, d, &t)
-		case r.em != nil:
-			r.streamTreeLinks(d, &t, dirs)
+		case sc.linksNow:
+			sc.countTreeLinks(wk, d, &t)
+		case sc.em != nil:
+			sc.streamTreeLinks(d, &t, dirs)
 		default:
-			r.claimTree(wk, d, &t, dirs)
+			sc.claimTree(wk, d, &t, dirs)
 		}
 	}
-	if r.em != nil {
+	if sc.em != nil {
 		for i, c := range dirs { // read here: listed (left ones when visited)
 			if c != nil && c.node != nil && nodes[i].Done != 0 {
-				r.streamListed(c)
+				sc.streamListed(c)
 			}
 		}
 		for _, i := range done {
-			r.streamComplete(dirs[i])
+			sc.streamComplete(dirs[i])
 		}
 	}
 	clear(dirs)
@@ -165,11 +165,11 @@ func (r *run) walkTree(wk *worker, d *dir) (left []*dir, direct, directLeft int)
 
 // countTreeLinks counts, with linksNow, each file the links a subtree
 // walk met lead to unless it was counted already, in d's subtree.
-func (r *run) countTreeLinks(wk *worker, d *dir, t *bulk.Tree) {
-	sum := Totals{Time: math.MinInt64}
+func (sc *scan) countTreeLinks(wk *worker, d *dir, t *bulk.Tree) {
+	sum := Totals{Time: NoTime}
 	for i := range t.Links.Records {
 		rec := &t.Links.Records[i]
-		if r.w.seen(rec) {
+		if sc.w.seen(rec) {
 			wk.links.Add(1)
 			continue
 		}
@@ -185,7 +185,7 @@ func (r *run) countTreeLinks(wk *worker, d *dir, t *bulk.Tree) {
 // made for the directory right below the nearest that has one, and not
 // reported: below it, which link is charged changes no reported figure,
 // and the reported directory's own (du -S) figure leaves it out.
-func (r *run) claimTree(wk *worker, d *dir, t *bulk.Tree, dirs []*dir) {
+func (sc *scan) claimTree(wk *worker, d *dir, t *bulk.Tree, dirs []*dir) {
 	holder := func(i int32) *dir {
 		below := int32(-1)
 		p := d
@@ -209,21 +209,21 @@ func (r *run) claimTree(wk *worker, d *dir, t *bulk.Tree, dirs []*dir) {
 	for k, ni := range t.LinkNodes {
 		h := holder(ni)
 		if h != cur && len(idx) > 0 {
-			r.claim(wk, cur, &t.Links, idx)
+			sc.claim(wk, cur, &t.Links, idx)
 			idx = idx[:0]
 		}
 		cur = h
 		idx = append(idx, int32(k))
 	}
-	r.claim(wk, cur, &t.Links, idx)
+	sc.claim(wk, cur, &t.Links, idx)
 }
 
-// treeBudget is how many entries one subtree walk may examine: few while
+// subtreeBudget is how many entries one subtree walk may examine: few while
 // the shared stack is short (other workers would wait for what the walk
 // leaves), more as it fills.
-func (r *run) treeBudget() int {
-	r.stackMu.Lock()
-	n := len(r.stack)
-	r.stackMu.Unlock()
-	return treeBudgetMin << min(n, 4)
+func (sc *scan) subtreeBudget() int {
+	sc.stackMu.Lock()
+	n := len(sc.stack)
+	sc.stackMu.Unlock()
+	return subtreeBudgetMin << min(n, 4)
 }

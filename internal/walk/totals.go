@@ -14,9 +14,14 @@ type Totals struct {
 	Bytes  int64 // apparent size: st_size of regular files and symlinks
 	Inodes int64 // number of entries, the directory itself included
 	// Time is the latest time of the subtree chosen by Options.Time, in
-	// nanoseconds since the epoch (math.MinInt64 when none).
+	// nanoseconds since the epoch (NoTime when none).
 	Time int64
 }
+
+// NoTime is Totals.Time when there is no time: none was asked for, or
+// nothing was met. (atomicTotals keeps times biased: its zero value holds
+// NoTime.)
+const NoTime = math.MinInt64
 
 // Add adds u to t: sums, and the later time.
 func (t *Totals) Add(u Totals) {
@@ -100,7 +105,7 @@ func entryTotals(r *bulk.Record) Totals {
 // atomicTotals is a Totals that workers add to concurrently. Its fields
 // are plain words used through sync/atomic, so that a new directory's
 // totals are set without atomic stores before any other worker can see
-// it; the zero value is empty (tbias 0 is no time).
+// it; the zero value is empty (tbias 0 is NoTime).
 type atomicTotals struct {
 	blocks, bytes, inodes int64
 	tbias                 uint64 // Time with its sign bit flipped: ordered as unsigned
@@ -117,7 +122,7 @@ func (a *atomicTotals) add(t Totals) {
 	atomic.AddInt64(&a.blocks, t.Blocks)
 	atomic.AddInt64(&a.bytes, t.Bytes)
 	atomic.AddInt64(&a.inodes, t.Inodes)
-	if t.Time == math.MinInt64 {
+	if t.Time == NoTime {
 		return
 	}
 	for b := biasTime(t.Time); ; {

@@ -50,8 +50,6 @@ func randomTree(t *testing.T, seed int64) string {
 	return filepath.Join(root, "t")
 }
 
-// report is a walk's result in comparable form: every reported node's
-// path and totals, and the walker's counts.
 // openFds counts this process's open descriptors.
 func openFds(t *testing.T) int {
 	ents, err := os.ReadDir("/proc/self/fd")
@@ -61,6 +59,9 @@ func openFds(t *testing.T) int {
 	return len(ents)
 }
 
+// report is a walk's result in comparable form: every reported node's
+// path and totals, and the walker's counts. It fails t if the walk leaves
+// a descriptor open.
 func report(t *testing.T, opts Options, path string) (map[string]Totals, Stats) {
 	fds := openFds(t)
 	defer func() {
@@ -108,7 +109,7 @@ func TestSubtreeWalk(t *testing.T) {
 	if !bulk.CanTree {
 		t.Skip("no subtree walk in this build")
 	}
-	defer func(b int, on bool) { treeBudgetMin, subtreeWalk = b, on }(treeBudgetMin, subtreeWalk)
+	defer func(b int, on bool) { subtreeBudgetMin, subtreeWalk = b, on }(subtreeBudgetMin, subtreeWalk)
 	for seed := int64(1); seed <= 4; seed++ {
 		path := randomTree(t, seed)
 		for _, opts := range []Options{
@@ -120,7 +121,7 @@ func TestSubtreeWalk(t *testing.T) {
 			want, wantStats := report(t, opts, path)
 			subtreeWalk = true
 			for _, budget := range []int{1, 3, 50, 256, 1 << 20} {
-				treeBudgetMin = budget
+				subtreeBudgetMin = budget
 				got, stats := report(t, opts, path)
 				if !reflect.DeepEqual(got, want) {
 					for p := range want {
@@ -151,7 +152,7 @@ func TestSubtreeWalkErrors(t *testing.T) {
 		asNobody(t, "TestSubtreeWalkErrors")
 		return
 	}
-	defer func(b int, on bool) { treeBudgetMin, subtreeWalk = b, on }(treeBudgetMin, subtreeWalk)
+	defer func(b int, on bool) { subtreeBudgetMin, subtreeWalk = b, on }(subtreeBudgetMin, subtreeWalk)
 	path := randomTree(t, 9)
 	for _, p := range []string{"d0/locked", "d0/d1/locked", "d1/d0/d0/locked"} {
 		os.MkdirAll(filepath.Join(path, p, "x"), 0o755)
@@ -165,7 +166,7 @@ func TestSubtreeWalkErrors(t *testing.T) {
 		defer os.Chmod(filepath.Join(path, p), 0o755)
 	}
 	errs := func(on bool, budget int) ([]string, map[string]Totals) {
-		subtreeWalk, treeBudgetMin = on, budget
+		subtreeWalk, subtreeBudgetMin = on, budget
 		var msgs []string
 		got, _ := report(t, Options{MaxDepth: -1, OnError: func(e *Error) { msgs = append(msgs, e.Error()) }}, path)
 		return msgs, got

@@ -1,7 +1,6 @@
 package walk
 
 import (
-	"math"
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
@@ -11,12 +10,12 @@ import (
 
 // visit reads directory d (opening it relative to its parent, or using fd
 // for a root), then walks its subdirectories.
-func (r *run) visit(wk *worker, d *dir, fd int) {
-	if r.ctx.Err() != nil {
+func (sc *scan) visit(wk *worker, d *dir, fd int) {
+	if sc.ctx.Err() != nil {
 		if d.parent == nil {
 			unix.Close(fd)
 		}
-		r.releaseFd(d.parent)
+		sc.releaseFd(d.parent)
 		return
 	}
 	wk.current.Store(d)
@@ -26,7 +25,7 @@ func (r *run) visit(wk *worker, d *dir, fd int) {
 	var b bulk.Batch
 	var err error
 	if d.parent == nil {
-		d.fd.OpenFd(fd, r.mode, d.dev)
+		d.fd.OpenFd(fd, sc.mode, d.dev)
 		b, err = rd.Read(&d.fd.Dir)
 	} else {
 		// Opened below its parent's descriptor, out of descriptors
@@ -35,20 +34,20 @@ func (r *run) visit(wk *worker, d *dir, fd int) {
 		// only where the kernel can refuse every symlink on the way
 		// (openBeneath): a directory renamed to a symlink meanwhile never
 		// leads outside.
-		err = r.openScarce(d, func(waits int) (bool, error) {
+		err = sc.openScarce(d, func(waits int) (bool, error) {
 			fd := -1
 			if waits > 8 {
 				if path := d.path(); len(path) < unix.PathMax {
-					fd, _ = openBeneath(path, r.mode&bulk.Follow != 0)
+					fd, _ = openBeneath(path, sc.mode&bulk.Follow != 0)
 				}
 			}
 			if fd >= 0 {
-				d.fd.OpenFd(fd, r.mode, d.dev)
+				d.fd.OpenFd(fd, sc.mode, d.dev)
 				b, err = rd.Read(&d.fd.Dir)
 			} else {
 				var pfd int
-				if pfd, err = r.useFd(d.parent); err == nil {
-					d.fd.Open(pfd, d.name, r.mode, d.dev)
+				if pfd, err = sc.useFd(d.parent); err == nil {
+					d.fd.Open(pfd, d.name, sc.mode, d.dev)
 					b, err = rd.Read(&d.fd.Dir)
 					d.parent.fd.done()
 				}
@@ -56,33 +55,33 @@ func (r *run) visit(wk *worker, d *dir, fd int) {
 			return d.fd.Fd() >= 0, err
 		})
 	}
-	r.releaseFd(d.parent)
-	if r.mode&bulk.DirStat != 0 && err == nil && d.parent != nil && d.fd.Dev() != r.rootDev {
+	sc.releaseFd(d.parent)
+	if sc.mode&bulk.DirStat != 0 && err == nil && d.parent != nil && d.fd.Dev() != sc.rootDev {
 		// A mount point whose record showed the covered directory (macOS):
 		// with -x it is skipped, its own size included.
 		d.fd.Close()
 		d.sub = atomicTotals{}
 		d.node = nil
 		d.skipped = true
-		if r.em != nil {
+		if sc.em != nil {
 			d.stream().skipped.Store(true)
-			r.em.kick()
+			sc.em.kick()
 		}
-		r.finish(d)
+		sc.partDone(d)
 		return
 	}
 	// A directory read whole in one batch hands its subdirectories to the
-	// core's subtree walk (take lists them).
-	tree := r.tree && err == nil && !b.More
-	if tree {
+	// core's subtree walk (addBatch lists them).
+	toSubtree := sc.subtrees && err == nil && !b.More
+	if toSubtree {
 		rd.TreeStart()
 	}
-	r.take(wk, d, &b, tree)
+	sc.addBatch(wk, d, &b, toSubtree)
 	if err == nil && b.More {
-		err = r.readRest(wk, d)
+		err = sc.readRest(wk, d)
 	}
 	if err != nil {
-		r.w.fail("read directory", d.path(), err)
+		sc.w.fail("read directory", d.path(), err)
 		if d.node != nil {
 			d.node.Detail.ReadError = true
 		}
@@ -92,37 +91,37 @@ func (r *run) visit(wk *worker, d *dir, fd int) {
 	d.subdirs = nil
 	var left []*dir // directories the subtree walk left, at any depth
 	direct, opening := len(subdirs), len(subdirs)
-	if tree && rd.TreeLen() > 0 {
+	if toSubtree && rd.TreeLen() > 0 {
 		var n, nleft int
-		left, n, nleft = r.walkTree(wk, d)
+		left, n, nleft = sc.readSubtrees(wk, d)
 		direct += n
 		opening += nleft
 	}
 	atomic.AddInt32(&d.pending, int32(direct))
 	d.fd.hold(int32(opening) + 1)
 	d.fd.release() // our own claim: closes now if there are no subdirectories
-	if r.em != nil && d.node != nil {
-		r.streamListed(d)
+	if sc.em != nil && d.node != nil {
+		sc.streamListed(d)
 	}
 	// The subdirectories go on the walk's shared stack, where any worker
 	// takes the next; new workers are started while slots are free
 	// (TryGo), and this one goes on with the next itself (work).
-	r.push(subdirs)
-	r.push(left)
-	for i := 1; i < len(subdirs)+len(left) && r.g.TryGo(r.helper); i++ {
+	sc.push(subdirs)
+	sc.push(left)
+	for i := 1; i < len(subdirs)+len(left) && sc.g.TryGo(sc.workFromStack); i++ {
 	}
-	r.finish(d)
+	sc.partDone(d)
 }
 
-// take adds one batch of d's entries: folded sums and files to d's totals,
-// subdirectories to d's list, or with tree to the list of wk's subtree
-// walk. Several workers may take batches of one d.
-func (r *run) take(wk *worker, d *dir, b *bulk.Batch, tree bool) {
-	own := Totals{Blocks: b.Folded.Blocks, Bytes: b.Folded.Size, Inodes: int64(b.Folded.Count), Time: math.MinInt64}
-	if b.Folded.Count > 0 && r.mode&(bulk.ATime|bulk.MTime|bulk.CTime) != 0 {
+// addBatch adds one batch of d's entries: folded sums and files to d's totals,
+// subdirectories to d's list, or with toSubtree to the list of wk's
+// subtree walk. Several workers may add batches of one d.
+func (sc *scan) addBatch(wk *worker, d *dir, b *bulk.Batch, toSubtree bool) {
+	own := Totals{Blocks: b.Folded.Blocks, Bytes: b.Folded.Size, Inodes: int64(b.Folded.Count), Time: NoTime}
+	if b.Folded.Count > 0 && sc.mode&(bulk.ATime|bulk.MTime|bulk.CTime) != 0 {
 		own.Time = b.Folded.TMaxSec*1e9 + b.Folded.TMaxNsec
 	}
-	opts := &r.w.opts
+	opts := &sc.w.opts
 	childDepth := d.depth + 1
 	var subdirs []*dir
 	var files []*Node
@@ -136,21 +135,21 @@ func (r *run) take(wk *worker, d *dir, b *bulk.Batch, tree bool) {
 		rec := &b.Records[i]
 		if opts.Exclude != nil && opts.Exclude(Join(dpath, string(b.Name(rec)))) {
 			if opts.Details {
-				r.streamLeftOut(d, b.Name(rec), flagPattern)
+				sc.streamLeftOut(d, b.Name(rec), flagPattern)
 			}
 			continue
 		}
 		if rec.Errno != 0 {
-			r.w.fail("access", Join(d.path(), string(b.Name(rec))),
-				danglingErr(d.fd.Fd(), string(b.Name(rec)), r.mode&bulk.Follow != 0, rec.Err()))
+			sc.w.fail("access", Join(d.path(), string(b.Name(rec))),
+				danglingErr(d.fd.Fd(), string(b.Name(rec)), sc.mode&bulk.Follow != 0, rec.Err()))
 			if opts.Details {
-				r.streamLeftOut(d, b.Name(rec), flagReadError)
+				sc.streamLeftOut(d, b.Name(rec), flagReadError)
 			}
 			continue
 		}
-		if opts.OneFileSystem && rec.Dev != r.rootDev {
+		if opts.OneFileSystem && rec.Dev != sc.rootDev {
 			if opts.Details {
-				r.streamLeftOut(d, b.Name(rec), flagOtherFS)
+				sc.streamLeftOut(d, b.Name(rec), flagOtherFS)
 			}
 			continue
 		}
@@ -160,11 +159,11 @@ func (r *run) take(wk *worker, d *dir, b *bulk.Batch, tree bool) {
 			// count it twice in a walk of /.
 			continue
 		}
-		if !opts.CountLinks && rec.Type != bulk.Directory && rec.Nlink > 1 && !r.linksNow {
+		if !opts.CountLinks && rec.Type != bulk.Directory && rec.Nlink > 1 && !sc.linksNow {
 			links = append(links, int32(i))
 			continue
 		}
-		if r.w.seen(rec) {
+		if sc.w.seen(rec) {
 			wk.links.Add(1)
 			continue
 		}
@@ -175,17 +174,17 @@ func (r *run) take(wk *worker, d *dir, b *bulk.Batch, tree bool) {
 				// ancestor): du skips it silently, and counts nothing.
 				continue
 			}
-			if tree && wk.rd.TreeAdd(rec, b.Name(rec)) {
+			if toSubtree && wk.rd.TreeAdd(rec, b.Name(rec)) {
 				continue
 			}
 			c := newDir(d, string(b.Name(rec)), childDepth, rec)
-			if r.reported(childDepth) {
+			if sc.reported(childDepth) {
 				c.node = &Node{Name: c.name, IsDir: true}
 				if opts.Details {
 					c.node.Detail = Detail{Self: t, Dev: rec.Dev}
 				}
-				if r.em != nil {
-					r.streamSubdir(d, c)
+				if sc.em != nil {
+					sc.streamSubdir(d, c)
 				}
 			}
 			subdirs = append(subdirs, c)
@@ -193,19 +192,19 @@ func (r *run) take(wk *worker, d *dir, b *bulk.Batch, tree bool) {
 		}
 		own.Add(t)
 		switch {
-		case !opts.ListFiles || d.node == nil || !r.reported(childDepth):
-		case r.em != nil:
-			r.streamFile(d, b.Name(rec), t, fileFlags(rec))
+		case !opts.ListFiles || d.node == nil || !sc.reported(childDepth):
+		case sc.em != nil:
+			sc.streamFile(d, b.Name(rec), t, fileFlags(rec))
 		default:
 			files = append(files, &Node{Name: string(b.Name(rec)), Totals: t, Own: t})
 		}
 	}
 	switch {
 	case len(links) == 0:
-	case r.em != nil:
-		r.streamLinks(d, b, links)
+	case sc.em != nil:
+		sc.streamLinks(d, b, links)
 	default:
-		r.claim(wk, d, b, links)
+		sc.claim(wk, d, b, links)
 	}
 	d.sub.add(own)
 	d.own.add(own)
@@ -221,33 +220,33 @@ func (r *run) take(wk *worker, d *dir, b *bulk.Batch, tree bool) {
 	}
 	d.mu.Unlock()
 	for _, f := range files {
-		if r.w.opts.OnNode != nil {
-			r.w.emit(Join(d.path(), f.Name), f)
+		if sc.w.opts.OnNode != nil {
+			sc.w.emit(Join(d.path(), f.Name), f)
 		}
 	}
 }
 
-// finish drops one claim on d's completion; the last one completes d and
-// passes its totals to its parent.
-func (r *run) finish(d *dir) {
+// partDone marks one part of d done (its own reading, or a subdirectory
+// complete); the last completes d and passes its totals to its parent.
+func (sc *scan) partDone(d *dir) {
 	for d != nil && atomic.AddInt32(&d.pending, -1) == 0 {
 		t := d.sub.load()
 		if d.node != nil {
 			d.node.Totals, d.node.Own = t, d.own.load()
 			d.node.sortChildren()
-			if r.w.opts.OnNode != nil {
-				r.w.emit(d.path(), d.node)
+			if sc.w.opts.OnNode != nil {
+				sc.w.emit(d.path(), d.node)
 			}
 		}
-		if r.em != nil {
-			r.streamComplete(d)
+		if sc.em != nil {
+			sc.streamComplete(d)
 		}
 		p := d.parent
 		if p == nil {
 			return
 		}
 		p.sub.add(t)
-		if d.node != nil && p.node != nil && r.em == nil {
+		if d.node != nil && p.node != nil && sc.em == nil {
 			p.mu.Lock()
 			p.node.Children = append(p.node.Children, d.node)
 			p.mu.Unlock()

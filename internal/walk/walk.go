@@ -82,7 +82,7 @@ type Options struct {
 	// operands included; a matched entry is neither counted nor entered.
 	Exclude func(path string) bool
 	// OnError receives every error met, as an *Error. Calls are
-	// serialised. Nil discards errors (Walker.Errors still counts them).
+	// serialised. Nil discards errors (Stats still counts them).
 	OnError func(*Error)
 	// OnNode, if set, is called once for each reported Node as soon as its
 	// subtree is complete (children before parents, in no set order
@@ -160,9 +160,6 @@ func New(opts Options) *Walker {
 	return w
 }
 
-// Errors is the number of errors met so far.
-func (w *Walker) Errors() int64 { return w.nerrs.Load() }
-
 // Walk walks the tree at path and returns its root Node, or nil when the
 // operand could not be examined or had been counted already (HashAll).
 // Errors of entries go to OnError; the returned error is only ctx's.
@@ -202,30 +199,30 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(w.opts.Jobs)
-	r := &run{w: w, ctx: gctx, g: g, rootDev: rec.Dev, follow: follow,
+	sc := &scan{w: w, ctx: gctx, g: g, rootDev: rec.Dev, follow: follow,
 		links: linkTable{dev: rec.Dev}}
 	if !w.opts.ListFiles && !w.checkAll.Load() {
-		r.mode = bulk.Fold
+		sc.mode = bulk.Fold
 	}
 	if w.opts.OneFileSystem && bulk.MountPointsShowCovered {
-		r.mode |= bulk.DirStat
+		sc.mode |= bulk.DirStat
 	}
 	if w.opts.FollowAll {
-		r.mode |= bulk.Follow
+		sc.mode |= bulk.Follow
 	}
 	if w.opts.Exclude != nil {
-		r.mode &^= bulk.Fold // every name must be matched
+		sc.mode &^= bulk.Fold // every name must be matched
 	}
-	r.mode |= w.opts.Time
+	sc.mode |= w.opts.Time
 	// The subtree walk folds every plain file and follows nothing.
-	r.tree = subtreeWalk && r.mode&^w.opts.Time == bulk.Fold && !w.opts.HashAll
-	r.linksNow = w.opts.MaxDepth == 0 && !w.opts.ListFiles
-	r.treeMode = w.opts.Time
+	sc.subtrees = subtreeWalk && sc.mode&^w.opts.Time == bulk.Fold && !w.opts.HashAll
+	sc.linksNow = w.opts.MaxDepth == 0 && !w.opts.ListFiles
+	sc.subtreeMode = w.opts.Time
 	if w.opts.OneFileSystem {
-		r.treeMode |= bulk.TreeOneFS
+		sc.subtreeMode |= bulk.TreeOneFS
 	}
 	if w.opts.CountLinks {
-		r.treeMode |= bulk.TreeAllLinks
+		sc.subtreeMode |= bulk.TreeAllLinks
 	}
 	root := newDir(nil, path, 0, &rec)
 	root.node = &Node{Name: path, IsDir: true}
@@ -234,8 +231,8 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	}
 	root.fd.hold(1)
 	if w.opts.Stream != nil {
-		r.em = &emitter{r: r, stack: []frame{{d: root, path: path}}}
-		defer r.em.spill.close()
+		sc.em = &emitter{sc: sc, stack: []frame{{d: root, path: path}}}
+		defer sc.em.spill.close()
 		root.stream()
 	}
 
@@ -243,22 +240,22 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	// to shed: openScarce waits for those the caller may hold (other
 	// operands' walks are over).
 	var fd int
-	err = r.openScarce(root, func(int) (bool, error) {
-		fd, err = r.openOperand(path)
+	err = sc.openScarce(root, func(int) (bool, error) {
+		fd, err = sc.openOperand(path)
 		return fd >= 0, err
 	})
 	if err != nil {
 		w.fail("read directory", path, err)
-		if r.em != nil {
-			r.streamListed(root)
+		if sc.em != nil {
+			sc.streamListed(root)
 		}
-		r.finish(root) // its own size still counts
+		sc.partDone(root) // its own size still counts
 		return root.node, ctx.Err()
 	}
 	g.Go(func() error {
 		wk := w.getWorker()
-		r.visit(wk, root, fd)
-		r.work(wk)
+		sc.visit(wk, root, fd)
+		sc.work(wk)
 		w.putWorker(wk)
 		return nil
 	})
@@ -266,11 +263,11 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if r.em != nil {
-		r.em.kick() // every entry is complete: hands out the rest
+	if sc.em != nil {
+		sc.em.kick() // every entry is complete: hands out the rest
 		return root.node, nil
 	}
-	r.chargeLinks()
+	sc.chargeLinks()
 	return root.node, nil
 }
 
@@ -283,9 +280,9 @@ func (w *Walker) emit(path string, n *Node) {
 	w.opts.OnNode(path, n)
 }
 
-// treeBudgetMin is the least budget of a subtree walk, and subtreeWalk
+// subtreeBudgetMin is the least budget of a subtree walk, and subtreeWalk
 // whether walks use it at all: variables for tests.
 var (
-	treeBudgetMin = 256
-	subtreeWalk   = bulk.CanTree
+	subtreeBudgetMin = 256
+	subtreeWalk      = bulk.CanTree
 )

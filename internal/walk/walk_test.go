@@ -129,7 +129,7 @@ func TestOperandErrors(t *testing.T) {
 	var errs []*Error
 	w := New(Options{OnError: func(e *Error) { errs = append(errs, e) }})
 	n, err := w.Walk(context.Background(), filepath.Join(t.TempDir(), "missing"))
-	if n != nil || err != nil || len(errs) != 1 || errs[0].Op != "access" || w.Errors() != 1 {
+	if n != nil || err != nil || len(errs) != 1 || errs[0].Op != "access" || w.Stats().Errors != 1 {
 		t.Fatalf("missing operand: %v %v %v", n, err, errs)
 	}
 }

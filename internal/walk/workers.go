@@ -20,7 +20,7 @@ type counters struct {
 type worker struct {
 	rd *bulk.Reader
 	counters
-	// Scratch of walkTree.
+	// Scratch of readSubtrees.
 	anc      []uint64
 	kids     []int32
 	leftKids []int32
