@@ -61,7 +61,6 @@ type settings struct {
 	timeStyle, completion, manDir    string
 	maxDepth                         uint64
 	progress                         int
-	stdin                            io.Reader
 }
 
 // set, unit and deref make the actions of options without an argument.
@@ -96,7 +95,7 @@ func optionTable() []option {
 			return nil
 		}},
 		{long: "exclude-from", argName: "FILE", short: 'X', arg: requiredArgument, usage: "exclude files that match any pattern in FILE", apply: func(s *settings, ev event) error {
-			if err := s.o.Exclude.AddFile(ev.arg, s.stdin); err != nil {
+			if err := s.o.ExcludeFrom(ev.arg); err != nil {
 				return &softError{du.QuoteFileName(ev.arg) + ": " + du.ErrorText(err)}
 			}
 			return nil
@@ -223,7 +222,7 @@ func parse(prog string, args []string, stdout, stderr io.Writer) (*settings, []s
 	if manOption != nil {
 		table = append(table, *manOption)
 	}
-	s := &settings{o: du.Options{MaxDepth: -1, Prog: prog, Block: du.DefaultBlockSize(), Version: version, Stdin: stdin}, stdin: stdin}
+	s := &settings{o: du.Options{MaxDepth: -1, Prog: prog, Block: du.DefaultBlockSize(), Version: version, Stdin: stdin}}
 	events, operands := getopt(table, args)
 	ok := true
 	for _, ev := range events {

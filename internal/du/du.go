@@ -7,7 +7,6 @@ package du
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -54,10 +53,12 @@ type Options struct {
 	// Files0From names a file of NUL-separated operands (--files0-from),
 	// "-" for standard input.
 	Files0From string
-	Stdin      io.Reader
-	JSON       bool // --json: one JSON document instead of lines
-	Stats      bool // --stats: a summary on stderr at the end
-	zone       Zone // TZ, read once
+	// Stdin is what "-" names to --files0-from and --exclude-from (nil:
+	// os.Stdin).
+	Stdin io.Reader
+	JSON  bool // --json: one JSON document instead of lines
+	Stats bool // --stats: a summary on stderr at the end
+	zone  Zone // TZ, read once
 	// Progress shows a status line on stderr while walking: > 0 always,
 	// < 0 never, 0 when stderr is a terminal (StderrFd).
 	Progress int
@@ -318,47 +319,6 @@ func trimSlashes(s string) string {
 		}
 	}
 	return s[:n]
-}
-
-// readFiles0 reads the operands of --files0-from, and the messages for
-// those that are invalid, by position. ok is false after a fatal error,
-// which it reports.
-func (o *Options) readFiles0(stderr io.Writer) (ops []string, invalid map[int]string, readErr, ok bool) {
-	in := o.Stdin
-	if in == nil {
-		in = os.Stdin
-	}
-	if o.Files0From != "-" {
-		f, err := os.Open(o.Files0From)
-		if err != nil {
-			fmt.Fprintf(stderr, "%s: cannot open %s for reading: %s\n", o.Prog, Quote(o.Files0From), ErrorText(err))
-			return nil, nil, false, false
-		}
-		defer f.Close()
-		in = f
-	}
-	// A read error ends the list: the names read whole before it are
-	// summed (and the total printed), and du exits 1.
-	data, err := io.ReadAll(in)
-	if err != nil {
-		fmt.Fprintf(stderr, "%s: %s: read error: %s\n", o.Prog, QuoteFileName(o.Files0From), ErrorText(err))
-		readErr = true
-		data = data[:bytes.LastIndexByte(data, 0)+1]
-	}
-	ops = strings.Split(string(data), "\x00")
-	if ops[len(ops)-1] == "" {
-		ops = ops[:len(ops)-1]
-	}
-	invalid = map[int]string{}
-	for i, n := range ops {
-		switch {
-		case n == "":
-			invalid[i] = fmt.Sprintf("%s:%d: invalid zero-length file name", QuoteFileName(o.Files0From), i+1)
-		case o.Files0From == "-" && n == "-":
-			invalid[i] = "when reading file names from stdin, no file name of " + Quote(n) + " allowed"
-		}
-	}
-	return ops, invalid, readErr, true
 }
 
 // writeError reports output that could not be written, as du does when it

@@ -1,9 +1,7 @@
 package du
 
 import (
-	"io"
 	"os"
-	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -238,23 +236,3 @@ var classes = map[string]func(r rune, wide bool) bool{
 }
 
 func asciiAlpha(r rune) bool { return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' }
-
-// AddFile adds the patterns of file (standard input for "-"), one a line,
-// as du reads -X: trailing white space is dropped from each line, and
-// lines left empty are skipped.
-func (x *Excluder) AddFile(file string, stdin io.Reader) error {
-	var data []byte
-	var err error
-	if file == "-" {
-		data, err = io.ReadAll(stdin)
-	} else {
-		data, err = os.ReadFile(file)
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimRightFunc(line, func(r rune) bool { return r < 0x80 && isCSpace(byte(r)) })
-		if line != "" {
-			x.Add(line)
-		}
-	}
-	return err
-}

@@ -1,5 +1,0 @@
-package du
-
-import "golang.org/x/sys/unix"
-
-const winsizeReq = unix.TIOCGWINSZ
