@@ -71,7 +71,8 @@ typedef struct godu_rec {
  */
 typedef struct godu_ctl {
 	int32_t fd;        /* in/out: the directory's fd; < 0 asks the call to open it */
-	uint32_t flags;    /* in: GODU_FOLD, GODU_NAMES_ONLY, GODU_DIR_STAT */
+	uint32_t flags;    /* in: GODU_FOLD, GODU_NAMES_ONLY, GODU_DIR_STAT,
+			      GODU_FOLLOW, GODU_*TIME */
 	uint32_t dpos;     /* private: unread window of the kernel buffer */
 	uint32_t dlen;
 	uint32_t rec_cap;  /* in: capacity of recs, in records */
@@ -97,12 +98,13 @@ typedef struct godu_ctl {
 
 /*
  * godu_read opens ctl->fd when it is negative (openat(parentfd, name,
- * O_RDONLY|O_DIRECTORY|O_NOFOLLOW|O_CLOEXEC)), then reads entries into recs
- * and names from the kernel buffer dbuf. "." and ".." are skipped. With
- * GODU_FOLD, entries that are not directories, have one link, were examined
- * without error and sit on fold_dev are added to the sums instead of being
- * written out. Returns 0, or -1 with ctl->err set when the directory cannot
- * be opened or read (records already written stay valid).
+ * O_RDONLY|O_DIRECTORY|O_CLOEXEC, with O_NOFOLLOW unless GODU_FOLLOW, and on
+ * Linux O_NOCTTY|O_NONBLOCK)), then reads entries into recs and names from
+ * the kernel buffer dbuf. "." and ".." are skipped. With GODU_FOLD, entries
+ * that are not directories, have one link, were examined without error, sit
+ * on fold_dev and are no firmlink (darwin) are added to the sums instead of
+ * being written out. Returns 0, or -1 with ctl->err set when the directory
+ * cannot be opened or read (records already written stay valid).
  */
 #ifdef GODU_CORE
 GODU_FN int godu_read(godu_ctl *ctl, int parentfd, const char *name, godu_rec *recs,

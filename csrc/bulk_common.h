@@ -20,8 +20,8 @@ static inline void godu_later(int64_t *sec, int64_t *nsec, int64_t s, int64_t ns
 
 /*
  * godu_fold adds r to the sums and returns 1 when r may be folded: a file
- * that is not a directory, has one link, was examined without error and
- * sits on the directory's device.
+ * that is not a directory, has one link, was examined without error, sits
+ * on the directory's device and is no firmlink (darwin).
  */
 static inline int godu_fold(godu_ctl *c, const godu_rec *r)
 {

@@ -3,9 +3,14 @@
 // relative to the directory's fd, on macOS the getattrlistbulk(2) loop, which
 // returns the names and attributes of a whole directory per call.
 //
-// The package owns the kernel loop and nothing else: it knows neither paths
-// nor trees. A Reader is one worker's set of reusable buffers; a Dir is the
-// state of one directory being read. Each Reader.Read is one call into the
+// The package owns the kernel loops and nothing else: it knows no paths
+// (directories are opened relative to their parent's descriptor) and keeps
+// no tree of what it read. A Reader is one worker's set of reusable
+// buffers; a Dir is the state of one directory being read. On Linux the
+// subtree walk (Reader.Tree, tree.go) reads the subtree below a read
+// directory in one call, up to a budget of entries, and hands back sums
+// per directory, the hard links it met and the directories it left; what
+// to make of them is the caller's. Each Reader.Read is one call into the
 // core (a single cgo call in the default build) that fills the Reader's
 // buffers with fixed-size Records and a names arena, so reading a directory
 // allocates nothing per entry. When the buffers fill, the Batch says More and
@@ -36,7 +41,8 @@ const (
 	Other     Type = 4 // fifo, socket, device
 )
 
-// Record flags, shared with csrc/bulk.h.
+// Record flags, shared with csrc/bulk.h. FlagDataless is set by the darwin
+// readers for what it may be worth to a caller; the walk reads it not.
 const (
 	FlagDataless = 0x1 // macOS: the file's contents are evicted (SF_DATALESS)
 	FlagFirmlink = 0x2 // macOS: the directory is a firmlink

@@ -25,8 +25,8 @@ func typeOfMode(mode uint32) Type {
 }
 
 // fold adds r to c's sums and reports whether r may be folded: a file that
-// is not a directory, has one link, was examined without error and sits on
-// the directory's device.
+// is not a directory, has one link, was examined without error, sits on
+// the directory's device and is no firmlink (darwin).
 func fold(c *ctl, r *Record) bool {
 	if c.flags&uint32(Fold) == 0 || r.Errno != 0 || r.Type == Directory ||
 		r.Type == Unknown || r.Nlink > 1 || r.Dev != c.foldDev || r.Flags&FlagFirmlink != 0 {

@@ -30,8 +30,10 @@ type shard struct {
 	dev   uint64           // the device of the inodes in m, once m holds one
 	m     table            // inode numbers on dev
 	other map[Key]struct{} // keys on other devices
-	// 64 bytes in all: neighbouring shards' locks stay off one cache line
-	// (TestShardSize).
+	// 64 bytes in all (TestShardSize), and a Set's shards, a power of two
+	// of them, come in one allocation of 64<<k bytes, which Go's
+	// allocator aligns to 64: neighbouring shards' locks never share a
+	// cache line.
 }
 
 // add inserts k, reporting whether it was absent. The caller holds mu.
