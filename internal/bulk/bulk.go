@@ -42,7 +42,7 @@ const (
 )
 
 // Record flags, shared with csrc/bulk.h. FlagDataless is set by the darwin
-// readers for what it may be worth to a caller; the walk reads it not.
+// readers for what it may be worth to a caller; nothing in godu reads it.
 const (
 	FlagDataless = 0x1 // macOS: the file's contents are evicted (SF_DATALESS)
 	FlagFirmlink = 0x2 // macOS: the directory is a firmlink

@@ -55,21 +55,29 @@ func writeNumber(b *strings.Builder, d directive, neg bool, v uint64, digits int
 	}
 	num := strconv.FormatUint(v, 10)
 	if neg || sign {
-		signChar := "+"
-		if neg {
-			signChar = "-"
-		}
-		if d.pad == '_' {
-			if n := d.width - 1 - len(num); n > 0 {
-				b.WriteString(strings.Repeat(" ", n))
-				d.width -= n
-			}
-		}
-		b.WriteString(signChar)
-		d.width--
+		writeSigned(b, d, neg, num)
+	} else {
+		padText(b, d, num)
 	}
-	padText(b, d, num)
 	return true
+}
+
+// writeSigned writes num with a sign ('-' when neg, else '+') padded to the
+// directive's width: with the _ flag, the spaces go before the sign.
+func writeSigned(b *strings.Builder, d directive, neg bool, num string) {
+	sign := "+"
+	if neg {
+		sign = "-"
+	}
+	if d.pad == '_' {
+		if n := d.width - 1 - len(num); n > 0 {
+			b.WriteString(strings.Repeat(" ", n))
+			d.width -= n
+		}
+	}
+	b.WriteString(sign)
+	d.width--
+	padText(b, d, num)
 }
 
 // writeSpaced is a number padded with spaces by default (%e, %k, %l).
@@ -159,19 +167,7 @@ func writeZone(b *strings.Builder, d directive, t time.Time, colons int) {
 	if d.width < 0 {
 		d.width = digits
 	}
-	sign := "+"
-	if neg {
-		sign = "-"
-	}
-	if d.pad == '_' {
-		if n := d.width - 1 - len(num); n > 0 {
-			b.WriteString(strings.Repeat(" ", n))
-			d.width -= n
-		}
-	}
-	b.WriteString(sign)
-	d.width--
-	padText(b, d, num)
+	writeSigned(b, d, neg, num)
 }
 
 // yearCentury is %C's number: the century, rounded down for years from 0.
