@@ -2,7 +2,9 @@
 // printed (apparent or allocated, blocks or inodes), in which unit and
 // rounding, on which lines and in which order, with which messages and exit
 // status. The walking itself is internal/walk's; this package turns
-// Options and operands into du's output.
+// Options and operands into du's output (du.go), reading the files options
+// name (inputs.go), writing lines, JSON or ncdu's format (sink.go,
+// json.go, ncdu.go) and, on stderr, progress and --stats (progress.go).
 package du
 
 import (

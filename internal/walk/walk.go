@@ -20,10 +20,11 @@
 //
 // Directories are opened relative to their parent's descriptor, never by a
 // path from the root, so depth is unlimited; a parent's descriptor stays
-// open only until its last subdirectory has been opened. Out of
-// descriptors (EMFILE), the descriptors of directories that only wait for
-// their subdirectories to be opened are closed, and reopened on demand
-// from the nearest open ancestor.
+// open only until its last subdirectory has been opened (descriptor, fd.go).
+// Out of descriptors (EMFILE), one retry loop (openScarce, scarce.go)
+// closes the descriptors of directories that only wait for their
+// subdirectories to be opened; they are reopened on demand from the
+// nearest open ancestor.
 //
 // The result of a walk is a tree of Nodes holding the entries the caller
 // asked to see (directories down to Options.MaxDepth, files too with
@@ -31,6 +32,14 @@
 // the same entries handed out in order as their subtrees complete, in
 // bounded memory, and no tree (stream.go). Errors go to Options.OnError as
 // *Error values.
+//
+// The files: walk.go (Options, New, Walk), totals.go (Totals, Node, Error),
+// workers.go (per-worker state, Stats), dir.go (a directory being walked),
+// fd.go and scarce.go (descriptors), beneath_*.go and reopen_*.go (opens
+// that refuse symlinks), links.go (hard links), scan.go (one Walk call's
+// state, the scheduler), visit.go (one directory), split.go (a huge
+// directory), subtree.go (the subtree walk), stream.go, order.go, packed.go
+// and spill*.go (the ordered stream).
 package walk
 
 import (
