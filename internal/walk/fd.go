@@ -29,9 +29,10 @@ type descriptor struct {
 	users  int // subdirectories being opened relative to it right now (mu)
 }
 
-// hold sets the claims on the descriptor: how many subdirectories will
-// open relative to it, plus one for the directory's own visit while it
-// lasts (released at its end).
+// hold sets the claims on the descriptor: one for each subdirectory that
+// will open relative to it, and one while the directory's own visit lasts
+// (the visit releases it at its end; a subtree walk's stand-in, never
+// visited, has none).
 func (f *descriptor) hold(claims int32) { f.claims.Store(claims) }
 
 // release drops one claim; the last closes the descriptor.

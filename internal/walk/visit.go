@@ -28,12 +28,12 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) {
 		d.fd.OpenFd(fd, sc.mode, d.dev)
 		b, err = rd.Read(&d.fd.Dir)
 	} else {
-		// Opened below its parent's descriptor, out of descriptors
-		// (openScarce) after a few tries by its path, which takes one
-		// descriptor where opening it below its parent's takes two, but
-		// only where the kernel can refuse every symlink on the way
-		// (openBeneath): a directory renamed to a symlink meanwhile never
-		// leads outside.
+		// d opens below its parent's descriptor. Out of descriptors,
+		// openScarce tries again; after a few tries d is opened by its
+		// path, which takes one descriptor where opening it below its
+		// parent's takes two, but only where the kernel can refuse
+		// every symlink on the way (openBeneath): a directory renamed to
+		// a symlink meanwhile never leads outside.
 		err = sc.openScarce(d, func(waits int) (bool, error) {
 			fd := -1
 			if waits > 8 {
