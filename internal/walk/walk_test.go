@@ -26,9 +26,9 @@ func duBlocks(t *testing.T, path string, args ...string) int64 {
 	return n
 }
 
-// tree makes a tree of dirs directories, each holding files files and
+// linkedTree makes a tree of dirs directories, each holding files files and
 // some hard links across directories.
-func tree(t *testing.T, dirs, files int) string { return makeTree(t, dirs, files, true) }
+func linkedTree(t *testing.T, dirs, files int) string { return makeTree(t, dirs, files, true) }
 
 func makeTree(t *testing.T, dirs, files int, links bool) string {
 	root := t.TempDir()
@@ -48,7 +48,7 @@ func makeTree(t *testing.T, dirs, files int, links bool) string {
 }
 
 func TestTotalsMatchDu(t *testing.T) {
-	root := tree(t, 60, 40)
+	root := linkedTree(t, 60, 40)
 	for _, jobs := range []int{1, 2, 3, 16} {
 		for _, list := range []bool{false, true} {
 			w := New(Options{Jobs: jobs, MaxDepth: 0, ListFiles: list})
@@ -67,7 +67,7 @@ func TestTotalsMatchDu(t *testing.T) {
 }
 
 func TestCountLinks(t *testing.T) {
-	root := tree(t, 10, 5)
+	root := linkedTree(t, 10, 5)
 	n, _ := New(Options{CountLinks: true}).Walk(context.Background(), root)
 	if want := duBlocks(t, root, "-l"); n.Blocks != want {
 		t.Errorf("%d blocks, du -l says %d", n.Blocks, want)
@@ -116,7 +116,7 @@ func TestReportedNodes(t *testing.T) {
 }
 
 func TestCancel(t *testing.T) {
-	root := tree(t, 50, 10)
+	root := linkedTree(t, 50, 10)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	n, err := New(Options{}).Walk(ctx, root)
