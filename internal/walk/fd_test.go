@@ -1,0 +1,55 @@
+package walk
+
+import (
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// A descriptor's lifetime: held open while claims remain, never shed while
+// in use, reopened by its first use after being shed, closed by the last
+// release.
+func TestDescriptorLifetime(t *testing.T) {
+	dir := t.TempDir()
+	open := func() (int, error) { return unix.Open(dir, dirFlags, 0) }
+	isOpen := func(fd int) bool { _, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); return err != unix.EBADF }
+
+	var f descriptor
+	fd, err := open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.OpenFd(fd, 0, 0)
+	f.hold(3) // two subdirectories and the directory's own visit
+	reopens := 0
+	reopen := func() (int, error) { reopens++; return open() }
+
+	f.release() // the visit ends
+	if f.Fd() != fd || !isOpen(fd) {
+		t.Fatal("closed with claims left")
+	}
+	got, err := f.use(reopen, 0, 0)
+	if err != nil || got != fd || reopens != 0 {
+		t.Fatalf("use: %d, %v, %d reopens; want %d, nil, 0", got, err, reopens, fd)
+	}
+	if f.shed() {
+		t.Fatal("shed while in use")
+	}
+	f.done()
+	f.release()
+	if !f.shed() || f.Fd() >= 0 || isOpen(fd) {
+		t.Fatal("not shed once unused")
+	}
+	if f.shed() {
+		t.Fatal("shed twice")
+	}
+	got, err = f.use(reopen, 0, 0)
+	if err != nil || got < 0 || reopens != 1 {
+		t.Fatalf("use after shedding: %d, %v, %d reopens; want a descriptor, nil, 1", got, err, reopens)
+	}
+	f.done()
+	f.release() // the last claim
+	if f.Fd() >= 0 || isOpen(got) {
+		t.Fatal("open after the last release")
+	}
+}
