@@ -22,6 +22,7 @@ func (r *run) useFd(d *dir) (int, error) {
 	d.fdMu.Lock()
 	defer d.fdMu.Unlock()
 	if d.d.Fd() < 0 {
+		scarcity.reopened.Add(1)
 		fd, err := r.reopen(d)
 		if err != nil {
 			return -1, err
@@ -58,6 +59,7 @@ func (r *run) reopen(d *dir) (int, error) {
 	if fd, ok := r.reopenBeneath(d, flags); ok {
 		return fd, nil
 	}
+	scarcity.walkDown.Add(1)
 	pfd, err := r.reopen(p)
 	if err != nil {
 		return -1, err
@@ -120,6 +122,7 @@ func (r *run) shed() int {
 	for _, c := range r.waiting {
 		try(c.parent)
 	}
+	scarcity.shed.Add(int64(n))
 	return n
 }
 

@@ -42,6 +42,7 @@ func (r *run) visit(wk *worker, d *dir, fd int) {
 		for waits := 0; ; waits++ {
 			fd := -1
 			if path := d.path(); waits > 8 && len(path) < unix.PathMax {
+				scarcity.byPath.Add(1)
 				fd, _ = openBeneath(path, r.mode&bulk.Follow != 0)
 			}
 			if fd >= 0 {
