@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand"
 	"os"
@@ -51,10 +52,49 @@ func TestSymlinkSwapUnderScarcity(t *testing.T) {
 		}
 	}
 	testtree.Build(t, root, spec)
-	mid, stash := filepath.Join(root, "op/a/mid"), filepath.Join(root, "stash/mid")
-	// ../b every other time: beneath the operand's descriptor only a
+	// What the helper swaps, in turn: mid, an intermediate directory of
+	// every path below it; then all of mid's subdirectories at once, which
+	// godu opens below mid's descriptor a while after it read mid. Each
+	// becomes a symlink to a directory of the same name: outside the
+	// operand by an absolute and by a relative path, and inside it (op/b),
+	// every other time, since beneath the operand's descriptor only a
 	// symlink that stays inside can be followed.
-	targets := []string{filepath.Join(root, "outside"), "../b", "../../outside", "../b"}
+	type swap struct {
+		at      string
+		targets []string
+	}
+	outside := filepath.Join(root, "outside")
+	groups := [][]swap{{{"op/a/mid", []string{outside, "../b", "../../outside", "../b"}}}, nil}
+	for i := 0; i < nd; i++ {
+		d := fmt.Sprintf("d%02d", i)
+		groups[1] = append(groups[1], swap{"op/a/mid/" + d,
+			[]string{filepath.Join(outside, d), "../../b/" + d, "../../../outside/" + d, "../../b/" + d}})
+	}
+	stashOf := func(sw swap) string { return filepath.Join(root, "stash", filepath.Base(sw.at)) }
+	// out moves a group away and puts symlinks to its kth targets (k < 0:
+	// none) in its place; back undoes it.
+	out := func(g []swap, k int) error {
+		for _, sw := range g {
+			if err := os.Rename(filepath.Join(root, sw.at), stashOf(sw)); err != nil {
+				return err
+			}
+			if k >= 0 {
+				if err := os.Symlink(sw.targets[k%len(sw.targets)], filepath.Join(root, sw.at)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	back := func(g []swap) error {
+		for _, sw := range g {
+			os.Remove(filepath.Join(root, sw.at))
+			if err := os.Rename(stashOf(sw), filepath.Join(root, sw.at)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 
 	// The states of the tree, each measured by du while nothing moves:
 	// for each operand, the least and greatest total and every path named.
@@ -92,23 +132,24 @@ func TestSymlinkSwapUnderScarcity(t *testing.T) {
 			}
 		}
 	}
+	// One group moved at a time; the walk may see both moved in turn, but
+	// all lies below mid, so that mid gone is the least of the states.
 	measure("in place")
-	must(t, os.Rename(mid, stash))
-	measure("gone")
-	for _, target := range targets {
-		must(t, os.Symlink(target, mid))
-		measure("symlink to " + target)
-		must(t, os.Remove(mid))
+	for _, g := range groups {
+		for k := -1; k < 3; k++ {
+			must(t, out(g, k))
+			measure(fmt.Sprintf("%s... moved, symlinks %d", g[0].at, k))
+			must(t, back(g))
+		}
 	}
-	must(t, os.Rename(stash, mid))
 	for _, op := range operands {
 		if legit[op].hi-legit[op].lo >= huge/2 {
 			t.Fatalf("%s: the states' totals differ by %d: an outside file could hide", op, legit[op].hi-legit[op].lo)
 		}
 	}
 
-	// The helper: mid in place, then a symlink, for a millisecond or two
-	// each, until stopped; it leaves mid in place.
+	// The helper: a group in place, then symlinks, for 0.1 to 1 ms each,
+	// until stopped; it leaves the tree as it was.
 	stop, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
@@ -119,15 +160,13 @@ func TestSymlinkSwapUnderScarcity(t *testing.T) {
 				return
 			default:
 			}
-			time.Sleep(time.Duration(200+rng.Intn(1800)) * time.Microsecond)
-			if os.Rename(mid, stash) != nil {
-				continue
-			}
-			os.Symlink(targets[k%len(targets)], mid)
-			time.Sleep(time.Duration(200+rng.Intn(1800)) * time.Microsecond)
-			os.Remove(mid)
-			if err := os.Rename(stash, mid); err != nil {
-				panic(err)
+			g := groups[k%2]
+			time.Sleep(time.Duration(100+rng.Intn(900)) * time.Microsecond)
+			err := out(g, k/2)
+			time.Sleep(time.Duration(100+rng.Intn(900)) * time.Microsecond)
+			if err = errors.Join(err, back(g)); err != nil {
+				t.Error("the helper:", err)
+				return
 			}
 		}
 	}()
@@ -137,18 +176,22 @@ func TestSymlinkSwapUnderScarcity(t *testing.T) {
 	}()
 
 	// The runs. With 7 descriptors (4 for the runtime and the standard
-	// streams) the walk sheds and reopens beneath ancestors; with 6 it
-	// opens nearly every directory by its path, about 10 ms each, so
-	// those runs take op/a, a smaller operand, and come one in eight.
+	// streams) the walk sheds and reopens beneath ancestors. With 6 it
+	// opens nearly every directory by its path, about 10 ms each: those
+	// runs take op/a, a smaller operand, and come one in 32. With no
+	// shortage, the core's subtree walk opens nearly every directory soon
+	// after it examined it, a narrow window: those runs, five times as
+	// short, come three times as often as the others.
 	type config struct {
 		limit int
 		args  []string
 	}
 	byPath := config{6, []string{"-ab", "-j", "8", "op/a"}}
+	tree := config{1024, []string{"-sb", "-j", "1", "op"}}
 	configs := []config{
-		{7, []string{"-ab", "-j", "8", "op"}},
-		{7, []string{"-sb", "-j", "8", "op"}}, // the subtree walk
-		{7, []string{"-ab", "-j", "2", "op"}},
+		{7, []string{"-ab", "-j", "8", "op"}}, tree, tree, tree,
+		{7, []string{"-sb", "-j", "8", "op"}}, tree, tree, tree,
+		{7, []string{"-ab", "-j", "2", "op"}}, tree, tree, tree,
 	}
 	message := regexp.MustCompile(`^du: cannot (read directory|access) '[^']*': (No such file or directory|Too many levels of symbolic links|Not a directory)$`)
 	statsFile := filepath.Join(t.TempDir(), "stats")
@@ -156,9 +199,10 @@ func TestSymlinkSwapUnderScarcity(t *testing.T) {
 	said := map[string]int{} // messages by kind, for the log
 	start := time.Now()
 	runs := 0
-	for ; runs < 80 && (runs < 9 || time.Since(start) < 3*time.Second); runs++ {
+	took := map[int]time.Duration{}
+	for ; runs < 200 && (runs < 9 || time.Since(start) < 3*time.Second); runs++ {
 		c := configs[runs%len(configs)]
-		if runs%8 == 0 {
+		if runs%32 == 0 {
 			c = byPath
 		}
 		op := c.args[len(c.args)-1]
@@ -167,8 +211,10 @@ func TestSymlinkSwapUnderScarcity(t *testing.T) {
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "LC_ALL=C", "GORACE=atexit_sleep_ms=0", "GODU_SCARCITY_STATS="+statsFile)
 		os.Remove(statsFile)
+		began := time.Now()
 		r := runCaptured(t, cmd)
 		cancel()
+		took[c.limit] += time.Since(began)
 		what := fmt.Sprintf("run %d (ulimit -n %d; godu %s)", runs, c.limit, strings.Join(c.args, " "))
 		if r.Code != 0 && r.Code != 1 {
 			t.Fatalf("%s: status %d\n%s", what, r.Code, r.Stderr)
@@ -203,7 +249,7 @@ func TestSymlinkSwapUnderScarcity(t *testing.T) {
 			stats[k] += n
 		}
 	}
-	t.Logf("%d runs in %v; the walk's counts: %v; messages: %v", runs, time.Since(start).Round(time.Millisecond), stats, said)
+	t.Logf("%d runs in %v (by limit: %v); the walk's counts: %v; messages: %v", runs, time.Since(start).Round(time.Millisecond), took, stats, said)
 	for _, k := range []string{"shed", "reopened", "beneath", "bypath"} {
 		if stats[k] == 0 {
 			t.Errorf("no run reached %q: the test proves nothing of it (counts %v)", k, stats)
