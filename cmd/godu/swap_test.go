@@ -175,36 +175,47 @@ func TestSymlinkSwapUnderScarcity(t *testing.T) {
 		<-done
 	}()
 
-	// The runs. With 7 descriptors (4 for the runtime and the standard
-	// streams) the walk sheds and reopens beneath ancestors. With 6 it
+	// The runs, of three kinds, each given a share of the time (about 4 s
+	// in all), since their lengths differ between builds. With 6
+	// descriptors (4 go to the runtime and the standard streams) the walk
 	// opens nearly every directory by its path, about 10 ms each: those
-	// runs take op/a, a smaller operand, and come one in 32. With no
-	// shortage, the core's subtree walk opens nearly every directory soon
-	// after it examined it, a narrow window: those runs, five times as
-	// short, come three times as often as the others.
+	// runs take op/a, a smaller operand. With 7 it sheds descriptors and
+	// reopens directories beneath an ancestor. With no shortage, the
+	// core's subtree walk opens nearly every directory soon after it
+	// examined it: a narrow window, but short runs.
 	type config struct {
 		limit int
 		args  []string
 	}
-	byPath := config{6, []string{"-ab", "-j", "8", "op/a"}}
-	tree := config{1024, []string{"-sb", "-j", "1", "op"}}
-	configs := []config{
-		{7, []string{"-ab", "-j", "8", "op"}}, tree, tree, tree,
-		{7, []string{"-sb", "-j", "8", "op"}}, tree, tree, tree,
-		{7, []string{"-ab", "-j", "2", "op"}}, tree, tree, tree,
+	kinds := []struct {
+		share   float64
+		configs []config
+	}{
+		{0.4, []config{{6, []string{"-ab", "-j", "8", "op/a"}}}},
+		{0.35, []config{
+			{7, []string{"-ab", "-j", "8", "op"}},
+			{7, []string{"-sb", "-j", "8", "op"}},
+			{7, []string{"-ab", "-j", "2", "op"}},
+		}},
+		{0.25, []config{{1024, []string{"-sb", "-j", "1", "op"}}}},
 	}
+	took := make([]time.Duration, len(kinds))
+	turns := make([]int, len(kinds))
 	message := regexp.MustCompile(`^du: cannot (read directory|access) '[^']*': (No such file or directory|Too many levels of symbolic links|Not a directory)$`)
 	statsFile := filepath.Join(t.TempDir(), "stats")
 	stats := map[string]int64{}
 	said := map[string]int{} // messages by kind, for the log
 	start := time.Now()
 	runs := 0
-	took := map[int]time.Duration{}
-	for ; runs < 200 && (runs < 9 || time.Since(start) < 3*time.Second); runs++ {
-		c := configs[runs%len(configs)]
-		if runs%32 == 0 {
-			c = byPath
+	for ; runs < 300 && (runs < 9 || time.Since(start) < 4*time.Second); runs++ {
+		kind := 0 // the kind furthest behind its share
+		for k := range kinds {
+			if float64(took[k])/kinds[k].share < float64(took[kind])/kinds[kind].share {
+				kind = k
+			}
 		}
+		c := kinds[kind].configs[turns[kind]%len(kinds[kind].configs)]
+		turns[kind]++
 		op := c.args[len(c.args)-1]
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		cmd := exec.CommandContext(ctx, "sh", append([]string{"-c", fmt.Sprintf(`ulimit -n %d && exec "$0" "$@"`, c.limit), godu}, c.args...)...)
@@ -214,7 +225,7 @@ func TestSymlinkSwapUnderScarcity(t *testing.T) {
 		began := time.Now()
 		r := runCaptured(t, cmd)
 		cancel()
-		took[c.limit] += time.Since(began)
+		took[kind] += time.Since(began)
 		what := fmt.Sprintf("run %d (ulimit -n %d; godu %s)", runs, c.limit, strings.Join(c.args, " "))
 		if r.Code != 0 && r.Code != 1 {
 			t.Fatalf("%s: status %d\n%s", what, r.Code, r.Stderr)
@@ -249,7 +260,7 @@ func TestSymlinkSwapUnderScarcity(t *testing.T) {
 			stats[k] += n
 		}
 	}
-	t.Logf("%d runs in %v (by limit: %v); the walk's counts: %v; messages: %v", runs, time.Since(start).Round(time.Millisecond), took, stats, said)
+	t.Logf("%d runs in %v (by kind: %v); the walk's counts: %v; messages: %v", runs, time.Since(start).Round(time.Millisecond), turns, stats, said)
 	for _, k := range []string{"shed", "reopened", "beneath", "bypath"} {
 		if stats[k] == 0 {
 			t.Errorf("no run reached %q: the test proves nothing of it (counts %v)", k, stats)
