@@ -285,3 +285,84 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestOperandAncestorSwap: the operand's own path is resolved as du
+// resolves it, once; but godu, short of descriptors, reopens the operand
+// (and opens directories below it by their path from it). A helper keeps
+// swapping a directory above the operand (mid, of op/a/mid/d00) for a
+// symlink to a tree of the same names outside. A run may read either tree,
+// as du would have at its start, but never parts of both: every file it
+// names is of one tree.
+func TestOperandAncestorSwap(t *testing.T) {
+	needDu(t)
+	root := t.TempDir()
+	spec := map[string]string{"stash/": "/"}
+	for j := 0; j < 12; j++ {
+		spec[fmt.Sprintf("op/a/mid/d00/e%02d/f", j)] = "file:100"
+		spec[fmt.Sprintf("outside/d00/e%02d/OUTSIDE", j)] = "sparse:1073741824"
+	}
+	testtree.Build(t, root, spec)
+	mid, stash := filepath.Join(root, "op/a/mid"), filepath.Join(root, "stash/mid")
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		rng := rand.New(rand.NewSource(2))
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			time.Sleep(time.Duration(100+rng.Intn(900)) * time.Microsecond)
+			err := os.Rename(mid, stash)
+			if err == nil {
+				err = os.Symlink(filepath.Join(root, "outside"), mid)
+			}
+			time.Sleep(time.Duration(100+rng.Intn(900)) * time.Microsecond)
+			os.Remove(mid)
+			if err = errors.Join(err, os.Rename(stash, mid)); err != nil {
+				t.Error("the helper:", err)
+				return
+			}
+		}
+	}()
+	defer func() {
+		close(stop)
+		<-done
+	}()
+	message := regexp.MustCompile(`^du: cannot (read directory|access) '[^']*': (No such file or directory|Too many levels of symbolic links|Not a directory)$`)
+	statsFile := filepath.Join(t.TempDir(), "stats")
+	stats := map[string]int64{}
+	start := time.Now()
+	runs := 0
+	for ; runs < 200 && (runs < 6 || time.Since(start) < 2*time.Second); runs++ {
+		limit := 6 + runs%2
+		cmd := exec.Command("sh", "-c", fmt.Sprintf(`ulimit -n %d && exec "$0" "$@"`, limit), godu, "-ab", "-j", "8", "op/a/mid/d00")
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "LC_ALL=C", "GORACE=atexit_sleep_ms=0", "GODU_SCARCITY_STATS="+statsFile)
+		os.Remove(statsFile)
+		r := runCaptured(t, cmd)
+		what := fmt.Sprintf("run %d (ulimit -n %d)", runs, limit)
+		if r.Code != 0 && r.Code != 1 {
+			t.Fatalf("%s: status %d\n%s", what, r.Code, r.Stderr)
+		}
+		for _, l := range strings.Split(strings.TrimSuffix(strings.ReplaceAll(r.Stderr, godu+":", "du:"), "\n"), "\n") {
+			if l != "" && !message.MatchString(l) {
+				t.Fatalf("%s: a message du would not give: %q", what, l)
+			}
+		}
+		if strings.Contains(r.Stdout, "/f\n") && strings.Contains(r.Stdout, "/OUTSIDE\n") {
+			t.Fatalf("%s: files of both trees, the operand resolved again mid-walk:\n%s", what, r.Stdout)
+		}
+		b, _ := os.ReadFile(statsFile)
+		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			k, v, _ := strings.Cut(l, " ")
+			n, _ := strconv.ParseInt(v, 10, 64)
+			stats[k] += n
+		}
+	}
+	t.Logf("%d runs in %v; the walk's counts: %v", runs, time.Since(start).Round(time.Millisecond), stats)
+	if stats["reopened"] == 0 || stats["bypath"] == 0 {
+		t.Errorf("no run reopened the operand or opened by path (counts %v)", stats)
+	}
+}

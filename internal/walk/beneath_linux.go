@@ -18,3 +18,12 @@ func openBeneath(path string, follow bool) (int, error) {
 	}
 	return unix.Openat2(unix.AT_FDCWD, path, &how)
 }
+
+// sameDir reports whether fd, a directory opened anew by a path, is the
+// directory d was listed as (device and inode), as fts checks for du: a
+// rename (of d, or of a directory above the operand) may have put another
+// directory at that path since.
+func sameDir(fd int, d *dir) bool {
+	var st unix.Stat_t
+	return unix.Fstat(fd, &st) == nil && st.Dev == d.dev && st.Ino == d.ino
+}

@@ -24,6 +24,10 @@ func (r *run) useFd(d *dir) (int, error) {
 	if d.d.Fd() < 0 {
 		scarcity.reopened.Add(1)
 		fd, err := r.reopen(d)
+		if err == nil && !sameDir(fd, d) {
+			unix.Close(fd)
+			err = unix.ENOENT // another directory is at its path now
+		}
 		if err != nil {
 			return -1, err
 		}
@@ -43,7 +47,15 @@ func (r *run) reopen(d *dir) (int, error) {
 		if !r.follow {
 			flags |= unix.O_NOFOLLOW
 		}
-		return unix.Open(d.name, flags, 0)
+		// The operand's path is resolved anew: what is at it now must be
+		// the directory walked so far, not one a rename above the operand
+		// (a symlink, say) put there.
+		fd, err := unix.Open(d.name, flags, 0)
+		if err == nil && !sameDir(fd, d) {
+			unix.Close(fd)
+			return -1, unix.ENOENT
+		}
+		return fd, err
 	}
 	if r.mode&bulk.Follow == 0 {
 		flags |= unix.O_NOFOLLOW

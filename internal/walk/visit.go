@@ -44,6 +44,10 @@ func (r *run) visit(wk *worker, d *dir, fd int) {
 			if path := d.path(); waits > 8 && len(path) < unix.PathMax {
 				scarcity.byPath.Add(1)
 				fd, _ = openBeneath(path, r.mode&bulk.Follow != 0)
+				if fd >= 0 && !sameDir(fd, d) { // renamed meanwhile: below the parent, then
+					unix.Close(fd)
+					fd = -1
+				}
 			}
 			if fd >= 0 {
 				d.d.OpenFd(fd, r.mode, d.dev)
