@@ -248,6 +248,12 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 		pause() // other operands' walks are over; the caller may hold some
 		fd, err = unix.Open(path, flags, 0)
 	}
+	if err == nil && !sameDir(fd, root) {
+		// Renamed between its examination and its open (a directory above
+		// it swapped for a symlink, say): as fts refuses it for du.
+		unix.Close(fd)
+		err = unix.ENOENT
+	}
 	if err != nil {
 		w.fail("read directory", path, err)
 		if r.em != nil {
