@@ -248,11 +248,15 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 		pause() // other operands' walks are over; the caller may hold some
 		fd, err = unix.Open(path, flags, 0)
 	}
-	if err == nil && !sameDir(fd, root) {
-		// Renamed between its examination and its open (a directory above
-		// it swapped for a symlink, say): as fts refuses it for du.
-		unix.Close(fd)
-		err = unix.ENOENT
+	if err == nil {
+		// What is walked is what was opened, which a rename above the
+		// operand (a directory swapped for a symlink) may have made another
+		// directory than the one examined: a path opened anew later must
+		// lead to this one (sameDir). (An automount point, examined
+		// unmounted, is the mounted directory once open.)
+		if dev, ino, ok := dirID(fd); ok {
+			root.dev, root.ino = dev, ino
+		}
 	}
 	if err != nil {
 		w.fail("read directory", path, err)
