@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/godu-sh/godu/internal/testtree"
 )
@@ -88,8 +89,8 @@ func TestNcduExportNames(t *testing.T) {
 		want[name] = true
 	}
 	r := testtree.Run(t, root, nil, godu, "--ncdu-export=-", "t")
-	if r.Code != 0 || !json.Valid([]byte(r.Stdout)) {
-		t.Fatalf("exit %d, valid JSON %v: %s", r.Code, json.Valid([]byte(r.Stdout)), r.Stderr)
+	if r.Code != 0 || !json.Valid([]byte(r.Stdout)) || !utf8.ValidString(r.Stdout) {
+		t.Fatalf("exit %d, valid JSON %v, UTF-8 %v: %s", r.Code, json.Valid([]byte(r.Stdout)), utf8.ValidString(r.Stdout), r.Stderr)
 	}
 	for _, m := range regexp.MustCompile(`\{"name":("(?:[^"\\]|\\.)*")`).FindAllStringSubmatch(r.Stdout, -1)[1:] {
 		name := unescapeSurrogates(t, m[1])

@@ -26,6 +26,9 @@ func FuzzJSONEntry(f *testing.F) {
 	o := &Options{}
 	f.Fuzz(func(t *testing.T, path string) {
 		b := o.appendJSONEntry(nil, "  ", path, walk.Totals{Blocks: 3, Bytes: -1, Inodes: 7}, true, true)
+		if !utf8.Valid(b) { // JSON text is UTF-8; encoding/json does not check it
+			t.Fatalf("%q: not UTF-8: %q", path, b)
+		}
 		var e struct {
 			Path      string `json:"path"`
 			PathBytes string `json:"path_bytes"`
@@ -97,6 +100,9 @@ func TestJSONAnyBytes(t *testing.T) {
 			Path      string `json:"path"`
 			PathBytes []byte `json:"path_bytes"`
 		} `json:"entries"`
+	}
+	if !utf8.Valid(out.Bytes()) {
+		t.Fatal("the document is not UTF-8")
 	}
 	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
 		t.Fatal(err)

@@ -17,8 +17,9 @@ func FuzzNcduString(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		b := appendNcduString(nil, s)
-		if !json.Valid(b) {
-			t.Fatalf("%q: %s is not JSON", s, b)
+		// JSON text is UTF-8 (RFC 8259); json.Valid does not check that.
+		if !json.Valid(b) || !utf8.Valid(b) {
+			t.Fatalf("%q: %q is not JSON", s, b)
 		}
 		if got := decodeSurrogateEscaped(t, string(b)); got != s {
 			t.Fatalf("%q: %s decodes to %q", s, b, got)

@@ -90,7 +90,15 @@ func (f *descriptor) unlock() { f.mu.Unlock() }
 
 // useFd is d.fd.use with d reopened from its ancestors (reopen).
 func (sc *scan) useFd(d *dir) (int, error) {
-	return d.fd.use(func() (int, error) { return sc.reopen(d) }, sc.mode, d.dev)
+	return d.fd.use(func() (int, error) {
+		scarcity.reopened.Add(1)
+		fd, err := sc.reopen(d)
+		if err == nil && !sameDir(fd, d) {
+			unix.Close(fd)
+			return -1, unix.ENOENT // another directory is at its path now
+		}
+		return fd, err
+	}, sc.mode, d.dev)
 }
 
 // releaseFd drops one subdirectory's claim on d's descriptor (none for an
@@ -117,7 +125,15 @@ func (sc *scan) openOperand(path string) (int, error) {
 // child to parent.
 func (sc *scan) reopen(d *dir) (int, error) {
 	if d.parent == nil {
-		return sc.openOperand(d.name)
+		// The operand's path is resolved anew: what is at it now must be
+		// the directory walked so far, not one a rename above the operand
+		// (a symlink, say) put there.
+		fd, err := sc.openOperand(d.name)
+		if err == nil && !sameDir(fd, d) {
+			unix.Close(fd)
+			return -1, unix.ENOENT
+		}
+		return fd, err
 	}
 	flags := dirFlags
 	if sc.mode&bulk.Follow == 0 {
@@ -134,6 +150,7 @@ func (sc *scan) reopen(d *dir) (int, error) {
 	if fd, ok := sc.reopenBeneath(d, flags); ok {
 		return fd, nil
 	}
+	scarcity.walkDown.Add(1)
 	pfd, err := sc.reopen(p)
 	if err != nil {
 		return -1, err

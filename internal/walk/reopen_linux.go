@@ -42,6 +42,7 @@ func (sc *scan) reopenBeneath(d *dir, flags int) (int, bool) {
 				names[i], names[j] = names[j], names[i]
 			}
 			how := unix.OpenHow{Flags: uint64(flags), Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS}
+			scarcity.beneath.Add(1)
 			fd, err := unix.Openat2(afd, strings.Join(names, "/"), &how)
 			if own {
 				unix.Close(afd)

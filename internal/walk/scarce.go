@@ -81,6 +81,7 @@ func (sc *scan) shed() int {
 	for _, c := range sc.waiting {
 		try(c.parent)
 	}
+	scarcity.shed.Add(int64(n))
 	return n
 }
 

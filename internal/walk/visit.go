@@ -38,7 +38,12 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) {
 			fd := -1
 			if waits > 8 {
 				if path := d.path(); len(path) < unix.PathMax {
+					scarcity.byPath.Add(1)
 					fd, _ = openBeneath(path, sc.mode&bulk.Follow != 0)
+					if fd >= 0 && !sameDir(fd, d) { // renamed meanwhile: below the parent, then
+						unix.Close(fd)
+						fd = -1
+					}
 				}
 			}
 			if fd >= 0 {

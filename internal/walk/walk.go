@@ -253,6 +253,16 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 		fd, err = sc.openOperand(path)
 		return fd >= 0, err
 	})
+	if err == nil {
+		// What is walked is what was opened, which a rename above the
+		// operand (a directory swapped for a symlink) may have made another
+		// directory than the one examined: a path opened anew later must
+		// lead to this one (sameDir). (An automount point, examined
+		// unmounted, is the mounted directory once open.)
+		if dev, ino, ok := dirID(fd); ok {
+			root.dev, root.ino = dev, ino
+		}
+	}
 	if err != nil {
 		w.fail("read directory", path, err)
 		if sc.em != nil {

@@ -1,0 +1,25 @@
+package walk
+
+import (
+	"fmt"
+	"sync/atomic"
+)
+
+// scarcity counts the walk's ways around a shortage of descriptors, for
+// tests through the command (GODU_SCARCITY_STATS): that a test's tree and
+// limit really reach them.
+var scarcity struct {
+	shed     atomic.Int64 // descriptors closed by shed
+	reopened atomic.Int64 // shed directories reopened (useFd)
+	beneath  atomic.Int64 // openat2 calls beneath an open ancestor (reopenBeneath)
+	walkDown atomic.Int64 // reopens that went down level by level from an ancestor
+	byPath   atomic.Int64 // opens by the path from the operand (openBeneath)
+}
+
+// ScarcityStats returns the counts of this process's walks so far, one
+// "name value" pair each.
+func ScarcityStats() string {
+	return fmt.Sprintf("shed %d\nreopened %d\nbeneath %d\nwalkdown %d\nbypath %d\n",
+		scarcity.shed.Load(), scarcity.reopened.Load(), scarcity.beneath.Load(),
+		scarcity.walkDown.Load(), scarcity.byPath.Load())
+}
