@@ -41,8 +41,10 @@ func (r *run) visit(wk *worker, d *dir, fd int) {
 		scarce := false
 		for waits := 0; ; waits++ {
 			fd := -1
-			if path := d.path(); waits > 8 && len(path) < unix.PathMax {
-				fd, _ = openBeneath(path, r.mode&bulk.Follow != 0)
+			if waits > 8 {
+				if path := d.path(); len(path) < unix.PathMax {
+					fd, _ = openBeneath(path, r.mode&bulk.Follow != 0)
+				}
 			}
 			if fd >= 0 {
 				d.d.OpenFd(fd, r.mode, d.dev)
