@@ -226,6 +226,7 @@ type Reader struct {
 	tfds   []int32
 	tkids  []uint32
 	tstack []uint32
+	tseen  Idents // the identities met, for cycle checks
 }
 
 // NewReader returns a Reader with buffers sized for the running system.

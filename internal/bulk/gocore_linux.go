@@ -208,22 +208,25 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 	if t.nnodes > nodeCap {
 		return
 	}
+	seen := &r.tseen
+	seen.Clear()
 	for i := t.nnodes; i > 0; i-- {
 		fds[i-1] = -1
 		stack = append(stack, i-1) // the first on top
+		seen.Add(r.nodes[i-1].Dev, r.nodes[i-1].Ino)
 	}
+	ancs := Idents{slots: anc, n: 1}
+	// O(1) unless the identity was met in the walk (then its parents are
+	// looked at), as godu_tree_cycle.
 	cycle := func(i int32, dev, ino uint64) bool {
-		for ; i >= 0; i = r.nodes[i].Parent {
-			if r.nodes[i].Ino == ino && r.nodes[i].Dev == dev {
-				return true
+		if seen.Has(dev, ino) {
+			for ; i >= 0; i = r.nodes[i].Parent {
+				if r.nodes[i].Ino == ino && r.nodes[i].Dev == dev {
+					return true
+				}
 			}
 		}
-		for k := uint32(0); k < t.nanc; k++ {
-			if anc[2*k] == dev && anc[2*k+1] == ino {
-				return true
-			}
-		}
-		return false
+		return ancs.Has(dev, ino)
 	}
 	spent, scarce := uint32(0), false
 	dbuf := r.dbuf[:t.dbufCap]
@@ -309,6 +312,7 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 					Tsec: rec.Tsec, Tnsec: rec.Tnsec, Parent: int32(i), NameOff: t.tnamesLen, NameLen: uint32(l)}
 				fds[t.nnodes] = -1
 				t.nnodes++
+				seen.Add(rec.Dev, rec.Ino)
 				copy(r.tnames[t.tnamesLen:], d[19:19+l+1])
 				t.tnamesLen += uint32(l) + 1
 				continue
@@ -334,6 +338,9 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 			later(&tsec, &tnsec, rec.Tsec, rec.Tnsec)
 		}
 		if !ok { // left to the caller, as if never read
+			for j := mNodes; j < t.nnodes; j++ {
+				seen.Remove(r.nodes[j].Dev, r.nodes[j].Ino)
+			}
 			t.nnodes, t.tnamesLen, t.nrecs, t.namesLen = mNodes, mTnames, mRecs, mNames
 			unix.Close(int(fd))
 			continue

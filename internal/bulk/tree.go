@@ -132,23 +132,27 @@ func (r *Reader) TreeLen() int { return r.nnodes }
 
 // Tree walks the subdirectories listed since TreeStart, found in the
 // directory open as rootfd, examining at most budget entries. anc holds
-// (device, inode) pairs of the root and the directories above it: a
+// the identities of the root and the directories above it (nil: none): a
 // subdirectory that is one of them, or one of the nodes above it, is left
-// out (a bind mount of an ancestor). mode may hold ATime, MTime or CTime,
+// out (a bind mount of an ancestor). Each check is O(1) whatever the depth. mode may hold ATime, MTime or CTime,
 // TreeOneFS (then entries off rootDev are left out) and TreeAllLinks.
-func (r *Reader) Tree(rootfd int, rootDev uint64, anc []uint64, budget int, mode Mode) Tree {
+func (r *Reader) Tree(rootfd int, rootDev uint64, anc *Idents, budget int, mode Mode) Tree {
 	return r.treeCall(coreTree, rootfd, rootDev, anc, budget, mode)
 }
 
-func (r *Reader) treeCall(walk func(*treeCtl, int, []uint64, *Reader), rootfd int, rootDev uint64, anc []uint64,
+func (r *Reader) treeCall(walk func(*treeCtl, int, []uint64, *Reader), rootfd int, rootDev uint64, anc *Idents,
 	budget int, mode Mode) Tree {
+	var slots []uint64
+	if anc != nil && anc.n > 0 {
+		slots = anc.slots
+	}
 	t := treeCtl{
 		flags: uint32(mode & (times | TreeOneFS | TreeAllLinks)), nodeCap: uint32(len(r.nodes)),
 		tnamesCap: uint32(len(r.tnames)), recCap: uint32(len(r.recs)), namesCap: uint32(len(r.names)),
-		dbufCap: uint32(len(r.dbuf)), budget: uint32(min(budget, 1<<30)), nanc: uint32(len(anc) / 2),
+		dbufCap: uint32(len(r.dbuf)), budget: uint32(min(budget, 1<<30)), nanc: uint32(len(slots) / 3),
 		rootDev: rootDev, nnodes: uint32(r.nnodes), tnamesLen: uint32(r.tnamesLen),
 	}
-	walk(&t, rootfd, anc, r)
+	walk(&t, rootfd, slots, r)
 	r.nnodes = 0
 	return Tree{
 		Nodes:     r.nodes[:t.nnodes],

@@ -2,6 +2,7 @@ package walk
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -75,5 +76,23 @@ func TestPath(t *testing.T) {
 				t.Errorf("root %q: path %q, want %q", root, got, want)
 			}
 		}
+	}
+}
+
+// BenchmarkDepth walks chains of doubling depth with -s: ns/op over
+// levels stays flat when the walk is linear in depth (the cycle check
+// looked at every ancestor of every directory, in Go and in the core).
+func BenchmarkDepth(b *testing.B) {
+	for _, levels := range []int{2500, 5000, 10000, 20000} {
+		root := chain(b, levels)
+		b.Run(fmt.Sprint("levels=", levels), func(b *testing.B) {
+			opts := Options{MaxDepth: 0, Stream: func(string, *Node) {}}
+			for b.Loop() {
+				if _, err := New(opts).Walk(context.Background(), root); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(levels), "ns/level")
+		})
 	}
 }

@@ -71,13 +71,3 @@ func newDir(parent *dir, name string, depth int, rec *bulk.Record) *dir {
 	d.pending = 1
 	return d
 }
-// cycle reports whether the directory rec, found in d, is d or one of
-// its ancestors.
-func (d *dir) cycle(rec *bulk.Record) bool {
-	for a := d; a != nil; a = a.parent {
-		if a.ino == rec.Ino && a.dev == rec.Dev {
-			return true
-		}
-	}
-	return false
-}

@@ -16,12 +16,7 @@ import (
 // claims); and how many of those are left ones (its descriptor's claims:
 // only those open themselves relative to it).
 func (r *run) walkTree(wk *worker, d *dir) (left []*dir, direct, directLeft int) {
-	anc := wk.anc[:0]
-	for a := d; a != nil; a = a.parent {
-		anc = append(anc, a.dev, a.ino)
-	}
-	wk.anc = anc
-	t := wk.rd.Tree(d.d.Fd(), r.rootDev, anc, r.treeBudget(), r.treeMode)
+	t := wk.rd.Tree(d.d.Fd(), r.rootDev, wk.anc.at(d), r.treeBudget(), r.treeMode)
 	wk.dirs.Add(int64(t.Dirs))
 	wk.files.Add(int64(t.Files))
 	wk.blocks.Add(t.Sum.Blocks)

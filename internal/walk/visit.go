@@ -187,7 +187,7 @@ func (r *run) take(wk *worker, d *dir, b *bulk.Batch, tree bool) {
 		}
 		t := entryTotals(rec)
 		if rec.Type == bulk.Directory {
-			if d.cycle(rec) {
+			if wk.anc.at(d).Has(rec.Dev, rec.Ino) {
 				// A directory that contains itself (a bind mount of an
 				// ancestor): du skips it silently, and counts nothing.
 				continue
