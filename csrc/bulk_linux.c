@@ -303,6 +303,7 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 	t->blocks = t->size = 0;
 	t->tmax_sec = INT64_MIN;
 	t->tmax_nsec = 0;
+	t->links_full = 0;
 	if (t->nnodes > cap)
 		return -1;
 	memset(h, 0, sizeof h);
@@ -336,13 +337,18 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 		}
 		/* Room for every subdirectory (by d_type) first: a directory is
 		 * left before any entry is examined rather than examined twice. */
-		uint32_t nsub = 0, subnames = 0;
+		uint32_t nsub = 0, subnames = 0, nfile = 0, filenames = 0;
 		for (long pos = 0; pos < n;) {
 			const struct godu_dirent64 *d = (const struct godu_dirent64 *)(dbuf + pos);
 			pos += d->d_reclen;
+			uint32_t len = (uint32_t)strlen(d->d_name) + 1;
 			if (d->d_type == DT_DIR || d->d_type == DT_UNKNOWN) {
 				nsub++;
-				subnames += (uint32_t)strlen(d->d_name) + 1;
+				subnames += len;
+			}
+			if (d->d_type != DT_DIR) {
+				nfile++;
+				filenames += len;
 			}
 		}
 		if (nsub > cap - t->nnodes || subnames > t->tnames_cap - t->tnames_len) {
@@ -350,6 +356,17 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 			if (nsub <= cap / 4)
 				break; /* the nodes are nearly full: the rest is the caller's */
 			continue;
+		}
+		/* And room for every file as a hard link, once links were met:
+		 * where every file has several (a cp -al snapshot) the records
+		 * fill, and a directory that overflowed them was examined for
+		 * nothing, then again by the caller. The walk ends here instead
+		 * (the caller grows the records for its next walk). */
+		if (!(t->flags & GODU_TREE_ALL_LINKS) && t->nrecs > 0 &&
+		    (nfile > t->rec_cap - t->nrecs || filenames > t->names_cap - t->names_len)) {
+			close(fd);
+			t->links_full = 1;
+			break;
 		}
 		uint32_t m_nodes = t->nnodes, m_tnames = t->tnames_len;
 		uint32_t m_recs = t->nrecs, m_names = t->names_len;

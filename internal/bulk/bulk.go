@@ -227,6 +227,9 @@ type Reader struct {
 	tkids  []uint32
 	tstack []uint32
 	tseen  Idents // the identities met, for cycle checks
+	// The subtree walk's hard-link records and their names.
+	trecs   []Record
+	tlnames []byte
 }
 
 // NewReader returns a Reader with buffers sized for the running system.

@@ -205,6 +205,7 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 	tflags := t.flags & uint32(times)
 	t.nrecs, t.namesLen, t.dirs, t.files, t.blocks, t.size = 0, 0, 0, 0, 0, 0
 	t.tmaxSec, t.tmaxNsec = math.MinInt64, 0
+	t.linksFull = 0
 	if t.nnodes > nodeCap {
 		return
 	}
@@ -261,7 +262,7 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 		}
 		// Room for every subdirectory (by d_type) first: a directory is
 		// left before any entry is examined rather than examined twice.
-		nsub, subnames := uint32(0), uint32(0)
+		nsub, subnames, nfile, filenames := uint32(0), uint32(0), uint32(0), uint32(0)
 		for pos := 0; pos < n; {
 			d := dbuf[pos:n]
 			reclen, nm := dirent(d)
@@ -270,6 +271,10 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 				nsub++
 				subnames += uint32(len(nm)) + 1
 			}
+			if d[18] != unix.DT_DIR {
+				nfile++
+				filenames += uint32(len(nm)) + 1
+			}
 		}
 		if nsub > nodeCap-t.nnodes || subnames > t.tnamesCap-t.tnamesLen {
 			unix.Close(int(fd))
@@ -277,6 +282,14 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 				break // the nodes are nearly full: the rest is the caller's
 			}
 			continue
+		}
+		// And room for every file as a hard link once links were met
+		// (godu_tree_walk).
+		if t.flags&uint32(TreeAllLinks) == 0 && t.nrecs > 0 &&
+			(nfile > t.recCap-t.nrecs || filenames > t.namesCap-t.namesLen) {
+			unix.Close(int(fd))
+			t.linksFull = 1
+			break
 		}
 		mNodes, mTnames, mRecs, mNames := t.nnodes, t.tnamesLen, t.nrecs, t.namesLen
 		var files uint64
@@ -323,9 +336,9 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 					break
 				}
 				rec.NameOff, rec.NameLen = t.namesLen, uint32(l)
-				copy(r.names[t.namesLen:], d[19:19+l+1])
+				copy(r.tlnames[t.namesLen:], d[19:19+l+1])
 				t.namesLen += uint32(l) + 1
-				r.recs[t.nrecs] = rec
+				r.trecs[t.nrecs] = rec
 				r.lnode[t.nrecs] = int32(i)
 				t.nrecs++
 				continue
