@@ -11,7 +11,7 @@ PREFIX  ?= /usr/local
 CSRC_SUM := $(shell cat csrc/*.[ch] csrc/*/*.[ch] 2>/dev/null | cksum | cut -d' ' -f1)
 export CGO_CFLAGS := $(or $(CGO_CFLAGS),-O2 -g) -DGODU_CSRC_SUM=$(CSRC_SUM)
 
-.PHONY: all build build-purego install man test vet fmt-check cwarn race unit bench scale gobench zig cross dist fuzz asan clean
+.PHONY: all build build-purego install man test vet fmt-check cwarn race unit bench scale doubling gobench zig cross dist fuzz asan clean
 
 all: build
 
@@ -70,7 +70,7 @@ clean:
 	rm -rf bin dist
 
 BENCH_DIR ?= $(HOME)/.cache/godu-bench
-BENCH_TREES ?= deep,wide,hardlinks,real
+BENCH_TREES ?= deep,wide,hardlinks,real,chain,longnames,outside
 
 bin/floor: csrc/floor/floor.c
 	@mkdir -p bin
@@ -82,6 +82,12 @@ bench: build build-purego $(if $(filter Linux,$(shell uname -s)),bin/floor)
 	@command -v hyperfine >/dev/null || { echo "make bench needs hyperfine (apt-get install hyperfine; brew install hyperfine)"; exit 1; }
 	@test -x /usr/bin/time || { echo "make bench needs /usr/bin/time (apt-get install time)"; exit 1; }
 	$(GO) run ./cmd/godubench -dir $(BENCH_DIR) -godu bin/godu -purego bin/godu-purego -floor bin/floor -trees $(BENCH_TREES)
+
+# Linear growth: godu -s against the floor as entries, depth and name
+# length double in turn (five steps each), time and peak RSS per step.
+doubling: build bin/floor
+	@test -x /usr/bin/time || { echo "make doubling needs /usr/bin/time (apt-get install time)"; exit 1; }
+	$(GO) run ./cmd/godubench -dir $(BENCH_DIR) -godu bin/godu -floor bin/floor -doubling
 
 # Memory as trees grow: peak RSS and time of godu -s, -a, -d 3, --json -a
 # and the ncdu export against du on trees of 0.4 M and 4 M empty files

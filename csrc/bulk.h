@@ -181,7 +181,7 @@ typedef struct godu_tree {
 	uint32_t names_cap; /* in: capacity of the records' names arena */
 	uint32_t dbuf_cap;  /* in: capacity of the kernel buffer */
 	uint32_t budget;    /* in: entries the walk may examine */
-	uint32_t nanc;      /* in: ancestors in anc, as (dev, ino) pairs */
+	uint32_t nanc;      /* in: slots of the anc table (bulk.Idents), 0 or a power of two */
 	uint64_t root_dev;  /* in: the device entries must be on (GODU_TREE_ONE_FS) */
 	uint32_t nnodes;    /* in: the root's subdirectories in nodes; out: all nodes */
 	uint32_t tnames_len; /* in/out: bytes used in the nodes' names arena */
@@ -193,6 +193,8 @@ typedef struct godu_tree {
 	int64_t size;       /* out: st_size of regular files and symlinks */
 	int64_t tmax_sec;   /* out: latest time among them (GODU_*TIME) */
 	int64_t tmax_nsec;
+	uint32_t links_full; /* out: 1 when the walk ended for want of room for hard links */
+	uint32_t pad;
 } godu_tree;
 
 /*
@@ -205,7 +207,8 @@ typedef struct godu_tree {
  * any directory (and reports its errors); room for its subdirectories is
  * checked before any entry is examined, and when it lacks while the nodes
  * are nearly full the walk ends there. A subdirectory that is the same
- * directory as one of its ancestors (anc, then the nodes above it) is left
+ * directory as one of its ancestors (the nodes above it, then anc: a
+ * bulk.Idents table of the root and the directories above it) is left
  * out, as are entries on another device with GODU_TREE_ONE_FS. Files with
  * several links are written to recs, with the index of the node they are
  * in to lnode (unless GODU_TREE_ALL_LINKS); every other entry of a read

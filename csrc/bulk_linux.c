@@ -234,18 +234,58 @@ GODU_FN int godu_close(godu_ctl *c)
  * counts live on the C stack. */
 #define GODU_TREE_MAX_NODES 1024
 
-/* godu_tree_cycle reports whether directory (dev, ino), found in node i,
- * is that node or one above it. */
-static int godu_tree_cycle(const godu_tree *t, const uint64_t *anc, const godu_tnode *nodes,
-			   int32_t i, uint64_t dev, uint64_t ino)
+/* godu_ident_hash is identHash in internal/bulk/idents.go. */
+static inline uint64_t godu_ident_hash(uint64_t dev, uint64_t ino)
 {
-	for (; i >= 0; i = nodes[i].parent)
-		if (nodes[i].ino == ino && nodes[i].dev == dev)
-			return 1;
-	for (uint32_t k = 0; k < t->nanc; k++)
-		if (anc[2 * k] == dev && anc[2 * k + 1] == ino)
+	uint64_t h = ino * 0x9E3779B97F4A7C15ull + dev * 0xC2B2AE3D27D4EB4Full;
+	return h ^ (h >> 32);
+}
+
+/* godu_ident_has looks (dev, ino) up in a bulk.Idents table of nslots
+ * slots (a power of two, or 0) of three words: device, inode, used. */
+static int godu_ident_has(const uint64_t *slots, uint32_t nslots, uint64_t dev, uint64_t ino)
+{
+	if (nslots == 0)
+		return 0;
+	uint64_t m = nslots - 1;
+	for (uint64_t i = godu_ident_hash(dev, ino) & m; slots[3 * i + 2] != 0; i = (i + 1) & m)
+		if (slots[3 * i] == dev && slots[3 * i + 1] == ino)
 			return 1;
 	return 0;
+}
+
+/* The walk's own nodes by identity: a table of node indices + 1 (0 is
+ * empty), twice the nodes, so that a cycle check costs O(1) but where a
+ * directory's identity was met before in the walk. */
+#define GODU_TREE_HSLOTS (2 * GODU_TREE_MAX_NODES)
+
+static void godu_tree_hadd(int32_t *h, const godu_tnode *nodes, uint32_t i)
+{
+	uint64_t m = GODU_TREE_HSLOTS - 1;
+	uint64_t k = godu_ident_hash(nodes[i].dev, nodes[i].ino) & m;
+	while (h[k] != 0)
+		k = (k + 1) & m;
+	h[k] = (int32_t)i + 1;
+}
+
+/* godu_tree_cycle reports whether directory (dev, ino), found in node i,
+ * is that node or one above it: in the walk (h, then its parents only
+ * when the identity was met in the walk) or above its root (anc). O(1)
+ * but for a directory met twice, where it was O(depth) for every one. */
+static int godu_tree_cycle(const godu_tree *t, const uint64_t *anc, const godu_tnode *nodes,
+			   const int32_t *h, int32_t i, uint64_t dev, uint64_t ino)
+{
+	uint64_t m = GODU_TREE_HSLOTS - 1;
+	for (uint64_t k = godu_ident_hash(dev, ino) & m; h[k] != 0; k = (k + 1) & m) {
+		const godu_tnode *n = &nodes[h[k] - 1];
+		if (n->ino == ino && n->dev == dev) {
+			for (; i >= 0; i = nodes[i].parent)
+				if (nodes[i].ino == ino && nodes[i].dev == dev)
+					return 1;
+			break;
+		}
+	}
+	return godu_ident_has(anc, t->nanc, dev, ino);
 }
 
 GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_tnode *nodes,
@@ -253,6 +293,7 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 {
 	int fds[GODU_TREE_MAX_NODES];
 	uint32_t kids[GODU_TREE_MAX_NODES], stack[GODU_TREE_MAX_NODES];
+	int32_t h[GODU_TREE_HSLOTS];
 	uint32_t cap = t->node_cap < GODU_TREE_MAX_NODES ? t->node_cap : GODU_TREE_MAX_NODES;
 	uint32_t times = t->flags & GODU_TIMES, sp = 0, spent = 0;
 	int scarce = 0;
@@ -262,9 +303,12 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 	t->blocks = t->size = 0;
 	t->tmax_sec = INT64_MIN;
 	t->tmax_nsec = 0;
+	t->links_full = 0;
 	if (t->nnodes > cap)
 		return -1;
+	memset(h, 0, sizeof h);
 	for (uint32_t i = t->nnodes; i-- > 0;) {
+		godu_tree_hadd(h, nodes, i);
 		fds[i] = -1;
 		stack[sp++] = i; /* the first on top */
 	}
@@ -293,13 +337,18 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 		}
 		/* Room for every subdirectory (by d_type) first: a directory is
 		 * left before any entry is examined rather than examined twice. */
-		uint32_t nsub = 0, subnames = 0;
+		uint32_t nsub = 0, subnames = 0, nfile = 0, filenames = 0;
 		for (long pos = 0; pos < n;) {
 			const struct godu_dirent64 *d = (const struct godu_dirent64 *)(dbuf + pos);
 			pos += d->d_reclen;
+			uint32_t len = (uint32_t)strlen(d->d_name) + 1;
 			if (d->d_type == DT_DIR || d->d_type == DT_UNKNOWN) {
 				nsub++;
-				subnames += (uint32_t)strlen(d->d_name) + 1;
+				subnames += len;
+			}
+			if (d->d_type != DT_DIR) {
+				nfile++;
+				filenames += len;
 			}
 		}
 		if (nsub > cap - t->nnodes || subnames > t->tnames_cap - t->tnames_len) {
@@ -307,6 +356,17 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 			if (nsub <= cap / 4)
 				break; /* the nodes are nearly full: the rest is the caller's */
 			continue;
+		}
+		/* And room for every file as a hard link, once links were met:
+		 * where every file has several (a cp -al snapshot) the records
+		 * fill, and a directory that overflowed them was examined for
+		 * nothing, then again by the caller. The walk ends here instead
+		 * (the caller grows the records for its next walk). */
+		if (!(t->flags & GODU_TREE_ALL_LINKS) && t->nrecs > 0 &&
+		    (nfile > t->rec_cap - t->nrecs || filenames > t->names_cap - t->names_len)) {
+			close(fd);
+			t->links_full = 1;
+			break;
 		}
 		uint32_t m_nodes = t->nnodes, m_tnames = t->tnames_len;
 		uint32_t m_recs = t->nrecs, m_names = t->names_len;
@@ -329,7 +389,7 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 			if ((t->flags & GODU_TREE_ONE_FS) && r.dev != t->root_dev)
 				continue;
 			if (r.type == GODU_T_DIR) {
-				if (godu_tree_cycle(t, anc, nodes, (int32_t)i, r.dev, r.ino))
+				if (godu_tree_cycle(t, anc, nodes, h, (int32_t)i, r.dev, r.ino))
 					continue;
 				size_t len = strlen(nm);
 				if (t->nnodes == cap || t->tnames_len + len + 1 > t->tnames_cap) {
@@ -350,6 +410,7 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 				c->read = 0;
 				memcpy(tnames + t->tnames_len, nm, len + 1);
 				t->tnames_len += (uint32_t)len + 1;
+				godu_tree_hadd(h, nodes, t->nnodes - 1);
 				continue;
 			}
 			if (r.nlink > 1 && !(t->flags & GODU_TREE_ALL_LINKS)) {
@@ -373,6 +434,11 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 			godu_later(&tsec, &tnsec, r.tsec, r.tnsec);
 		}
 		if (!ok) { /* left to the caller, as if never read */
+			if (t->nnodes != m_nodes) { /* (rare) the table forgets them */
+				memset(h, 0, sizeof h);
+				for (uint32_t j = 0; j < m_nodes; j++)
+					godu_tree_hadd(h, nodes, j);
+			}
 			t->nnodes = m_nodes;
 			t->tnames_len = m_tnames;
 			t->nrecs = m_recs;

@@ -1,5 +1,3 @@
-//go:build godu_scarcity
-
 package main
 
 import "testing"
@@ -9,9 +7,9 @@ import "testing"
 // descriptors were shed is reopened by one openat2 from the nearest open
 // ancestor, not walked down to level by level. (Before: on a 200-level comb
 // of 401 directories, 4,980 openat for -s and 21,109 for -a with one
-// worker.) It passes, but stays behind the godu_scarcity tag: run in the
-// same test process before TestMillionEntries, that test's godu -s then
-// peaks at 740-1,000 MiB instead of 25 (race build), a cause not yet found.
+// worker.) Run before TestMillionEntries in one test process it made that
+// test's godu -s seem to peak at 615-1,000 MiB: the figure was this
+// process's own peak, handed to the child at exec (peakRSS).
 func TestReopensUnderScarcity(t *testing.T) {
 	syscallsPerEntry(t, []int{20})
 }

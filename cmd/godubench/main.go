@@ -10,6 +10,15 @@
 //	wide       one directory of 200,000 files of 100 bytes
 //	hardlinks  1,000 files with 10 links each, spread over 100 directories
 //	real       a copy of /usr/share and /usr/include
+//	chain      a chain of 10,000 nested directories, a file in each
+//	longnames  2,000 directories of 25 files, every name 100-255 bytes
+//	outside    deep, every file also linked outside the walked tree (a
+//	           snapshot made with cp -al): the tree is outside/t, the
+//	           other links in outside/o
+//
+// Below each tree's table: the statx, openat and getdents64 calls of
+// godu -s and of the floor (strace -c -f), against the tree's entries and
+// directories, when strace is installed.
 package main
 
 import (
@@ -28,6 +37,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func main() {
@@ -35,17 +46,22 @@ func main() {
 	godu := flag.String("godu", "bin/godu", "godu (cgo build)")
 	purego := flag.String("purego", "bin/godu-purego", "godu (purego build)")
 	floor := flag.String("floor", "bin/floor", "the floor walker")
-	trees := flag.String("trees", "deep,wide,hardlinks,real", "trees to measure")
+	trees := flag.String("trees", "deep,wide,hardlinks,real,chain,longnames,outside", "trees to measure")
 	runs := flag.Int("runs", 10, "hyperfine runs per command")
 	rounds := flag.Int("paired", 30, "rounds of the paired comparison of godu with the floor (0: none)")
 	jobs := flag.Int("jobs", 0, "godu's worker count, also the floor's (0: godu's default)")
 	scaleTrees := flag.String("scale", "", "instead: peak RSS and time on the scale trees named (0.4M,4M; scale.go)")
+	doubles := flag.Bool("doubling", false, "instead: time and peak RSS of godu -s as entries, depth and name length double in turn (doubling.go)")
 	flag.Parse()
 	if err := os.MkdirAll(*dir, 0o755); err != nil {
 		fatal(err)
 	}
 	if *scaleTrees != "" {
 		scale(*dir, *godu, *scaleTrees, 3)
+		return
+	}
+	if *doubles {
+		doubling(*dir, *godu, *floor, max(*runs, 5))
 		return
 	}
 	j := *jobs
@@ -58,8 +74,12 @@ func main() {
 		if err := build(name, root); err != nil {
 			fatal(err)
 		}
+		if name == "outside" {
+			root = filepath.Join(root, "t")
+		}
 		ts := tools(root, *godu, *purego, *floor, j)
 		measure(name, root, ts, *runs)
+		counts(root, ts)
 		if runtime.GOOS == "linux" && *rounds > 0 {
 			paired(ts[:3], *rounds)
 		}
@@ -106,6 +126,14 @@ func build(name, root string) error {
 		err = files(root, 200000, bytes.Repeat([]byte{'x'}, 100))
 	case "hardlinks":
 		err = hardlinks(root)
+	case "chain":
+		err = chain(root, 10000)
+	case "longnames":
+		err = longNames(root)
+	case "outside":
+		if err = deep(filepath.Join(root, "t"), 12, bytes.Repeat([]byte{'x'}, 70)); err == nil {
+			err = linkOutside(filepath.Join(root, "t"), filepath.Join(root, "o"))
+		}
 	case "real":
 		if err = os.MkdirAll(root, 0o755); err == nil {
 			err = exec.Command("cp", "-a", "/usr/share", "/usr/include", root).Run()
@@ -166,6 +194,152 @@ func hardlinks(root string) error {
 		}
 	}
 	return nil
+}
+
+// chain makes levels nested directories below root, a file in each,
+// working from descriptors (no path grows with the depth).
+func chain(root string, levels int) error {
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return err
+	}
+	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return err
+	}
+	for i := 0; i < levels; i++ {
+		f, err := unix.Openat(fd, "f", unix.O_CREAT|unix.O_WRONLY, 0o644)
+		if err != nil {
+			return err
+		}
+		unix.Close(f)
+		if err := unix.Mkdirat(fd, "d", 0o755); err != nil {
+			return err
+		}
+		sub, err := unix.Openat(fd, "d", unix.O_RDONLY|unix.O_DIRECTORY, 0)
+		unix.Close(fd)
+		if err != nil {
+			return err
+		}
+		fd = sub
+	}
+	return unix.Close(fd)
+}
+
+// longNames makes 2,000 directories, 20 below each of 100, of 25 small
+// files each, every name 100-255 bytes long.
+func longNames(root string) error {
+	rng := rand.New(rand.NewSource(1))
+	name := func(prefix string) string {
+		n := 100 + rng.Intn(156)
+		return prefix + strings.Repeat("n", n-len(prefix))
+	}
+	content := bytes.Repeat([]byte{'x'}, 300)
+	for i := 0; i < 100; i++ {
+		top := filepath.Join(root, name("t"+strconv.Itoa(i)))
+		for j := 0; j < 20; j++ {
+			d := filepath.Join(top, name("d"+strconv.Itoa(j)))
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				return err
+			}
+			for k := 0; k < 25; k++ {
+				if err := os.WriteFile(filepath.Join(d, name("f"+strconv.Itoa(k))), content, 0o644); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// linkOutside gives every file below root a second link in out.
+func linkOutside(root, out string) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	n := 0
+	return filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		n++
+		return os.Link(p, filepath.Join(out, strconv.Itoa(n)))
+	})
+}
+
+// counts prints the statx, openat and getdents64 calls of godu -s (the
+// cgo build) and of the floor on root, under strace -c -f, against the
+// tree's entries and directories.
+func counts(root string, ts []tool) {
+	if _, err := exec.LookPath("strace"); err != nil || runtime.GOOS != "linux" {
+		return
+	}
+	entries, dirs := 1, 1
+	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		fatal(err)
+	}
+	countBelow(fd, &entries, &dirs)
+	fmt.Printf("System calls (strace -c -f) on %d entries, %d directories:\n\n| tool | statx | openat | getdents64 | statx − entries | openat − directories |\n|---|---:|---:|---:|---:|---:|\n", entries, dirs)
+	for _, t := range ts[:2] {
+		c := syscalls(t.argv)
+		fmt.Printf("| %s | %d | %d | %d | %+d | %+d |\n", t.name, c["statx"], c["openat"], c["getdents64"],
+			c["statx"]-entries, c["openat"]-dirs)
+	}
+	fmt.Println()
+}
+
+// countBelow counts the entries and directories below the directory open
+// as fd, which it closes, opening each relative to its parent (no path
+// grows with the depth, as a chain's would past PATH_MAX).
+func countBelow(fd int, entries, dirs *int) {
+	f := os.NewFile(uintptr(fd), "")
+	defer f.Close()
+	es, _ := f.ReadDir(-1)
+	for _, e := range es {
+		*entries++
+		if !e.IsDir() {
+			continue
+		}
+		*dirs++
+		if sub, err := unix.Openat(fd, e.Name(), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0); err == nil {
+			countBelow(sub, entries, dirs)
+		}
+	}
+}
+
+// syscalls runs argv under strace -c -f and returns the calls by name.
+func syscalls(argv []string) map[string]int {
+	f, err := os.CreateTemp("", "godubench-strace")
+	if err != nil {
+		fatal(err)
+	}
+	f.Close()
+	defer os.Remove(f.Name())
+	cmd := exec.Command("strace", append([]string{"-c", "-f", "-o", f.Name()}, argv...)...)
+	if err := cmd.Run(); err != nil {
+		fatal(fmt.Errorf("strace %s: %v", argv[0], err))
+	}
+	b, _ := os.ReadFile(f.Name())
+	return parseStrace(string(b))
+}
+
+// parseStrace reads strace -c's table: calls are the column before the
+// errors (which may be empty) and the name.
+func parseStrace(s string) map[string]int {
+	c := map[string]int{}
+	for _, l := range strings.Split(s, "\n") {
+		f := strings.Fields(l)
+		if len(f) < 5 || f[0] == "%" || strings.HasPrefix(f[0], "-") || f[len(f)-1] == "total" {
+			continue
+		}
+		name := f[len(f)-1]
+		n, err := strconv.Atoi(f[3])
+		if err != nil {
+			continue
+		}
+		c[name] = n
+	}
+	return c
 }
 
 type tool struct {

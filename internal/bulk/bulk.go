@@ -232,6 +232,10 @@ type Reader struct {
 	tfds   []int32
 	tkids  []uint32
 	tstack []uint32
+	tseen  Idents // the identities met, for cycle checks
+	// The subtree walk's hard-link records and their names.
+	trecs   []Record
+	tlnames []byte
 }
 
 // NewReader returns a Reader with buffers sized for the running system.

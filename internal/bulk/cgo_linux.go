@@ -56,8 +56,8 @@ func coreTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 	C.godu_tree_walk((*C.godu_tree)(unsafe.Pointer(t)), C.int(rootfd), a,
 		(*C.godu_tnode)(unsafe.Pointer(&r.nodes[0])),
 		(*C.char)(unsafe.Pointer(&r.tnames[0])),
-		(*C.godu_rec)(unsafe.Pointer(&r.recs[0])),
+		(*C.godu_rec)(unsafe.Pointer(&r.trecs[0])),
 		(*C.int32_t)(unsafe.Pointer(&r.lnode[0])),
-		(*C.char)(unsafe.Pointer(&r.names[0])),
+		(*C.char)(unsafe.Pointer(&r.tlnames[0])),
 		(*C.char)(unsafe.Pointer(&r.dbuf[0])))
 }

@@ -205,25 +205,29 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 	tflags := t.flags & uint32(times)
 	t.nrecs, t.namesLen, t.dirs, t.files, t.blocks, t.size = 0, 0, 0, 0, 0, 0
 	t.tmaxSec, t.tmaxNsec = math.MinInt64, 0
+	t.linksFull = 0
 	if t.nnodes > nodeCap {
 		return
 	}
+	seen := &r.tseen
+	seen.Clear()
 	for i := t.nnodes; i > 0; i-- {
 		fds[i-1] = -1
 		stack = append(stack, i-1) // the first on top
+		seen.Add(r.nodes[i-1].Dev, r.nodes[i-1].Ino)
 	}
+	ancs := Idents{slots: anc, n: 1}
+	// O(1) unless the identity was met in the walk (then its parents are
+	// looked at), as godu_tree_cycle.
 	cycle := func(i int32, dev, ino uint64) bool {
-		for ; i >= 0; i = r.nodes[i].Parent {
-			if r.nodes[i].Ino == ino && r.nodes[i].Dev == dev {
-				return true
+		if seen.Has(dev, ino) {
+			for ; i >= 0; i = r.nodes[i].Parent {
+				if r.nodes[i].Ino == ino && r.nodes[i].Dev == dev {
+					return true
+				}
 			}
 		}
-		for k := uint32(0); k < t.nanc; k++ {
-			if anc[2*k] == dev && anc[2*k+1] == ino {
-				return true
-			}
-		}
-		return false
+		return ancs.Has(dev, ino)
 	}
 	spent, scarce := uint32(0), false
 	dbuf := r.dbuf[:t.dbufCap]
@@ -258,7 +262,7 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 		}
 		// Room for every subdirectory (by d_type) first: a directory is
 		// left before any entry is examined rather than examined twice.
-		nsub, subnames := uint32(0), uint32(0)
+		nsub, subnames, nfile, filenames := uint32(0), uint32(0), uint32(0), uint32(0)
 		for pos := 0; pos < n; {
 			d := dbuf[pos:n]
 			reclen, nm := dirent(d)
@@ -267,6 +271,10 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 				nsub++
 				subnames += uint32(len(nm)) + 1
 			}
+			if d[18] != unix.DT_DIR {
+				nfile++
+				filenames += uint32(len(nm)) + 1
+			}
 		}
 		if nsub > nodeCap-t.nnodes || subnames > t.tnamesCap-t.tnamesLen {
 			unix.Close(int(fd))
@@ -274,6 +282,14 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 				break // the nodes are nearly full: the rest is the caller's
 			}
 			continue
+		}
+		// And room for every file as a hard link once links were met
+		// (godu_tree_walk).
+		if t.flags&uint32(TreeAllLinks) == 0 && t.nrecs > 0 &&
+			(nfile > t.recCap-t.nrecs || filenames > t.namesCap-t.namesLen) {
+			unix.Close(int(fd))
+			t.linksFull = 1
+			break
 		}
 		mNodes, mTnames, mRecs, mNames := t.nnodes, t.tnamesLen, t.nrecs, t.namesLen
 		var files uint64
@@ -309,6 +325,7 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 					Tsec: rec.Tsec, Tnsec: rec.Tnsec, Parent: int32(i), NameOff: t.tnamesLen, NameLen: uint32(l)}
 				fds[t.nnodes] = -1
 				t.nnodes++
+				seen.Add(rec.Dev, rec.Ino)
 				copy(r.tnames[t.tnamesLen:], d[19:19+l+1])
 				t.tnamesLen += uint32(l) + 1
 				continue
@@ -319,9 +336,9 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 					break
 				}
 				rec.NameOff, rec.NameLen = t.namesLen, uint32(l)
-				copy(r.names[t.namesLen:], d[19:19+l+1])
+				copy(r.tlnames[t.namesLen:], d[19:19+l+1])
 				t.namesLen += uint32(l) + 1
-				r.recs[t.nrecs] = rec
+				r.trecs[t.nrecs] = rec
 				r.lnode[t.nrecs] = int32(i)
 				t.nrecs++
 				continue
@@ -334,6 +351,9 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 			later(&tsec, &tnsec, rec.Tsec, rec.Tnsec)
 		}
 		if !ok { // left to the caller, as if never read
+			for j := mNodes; j < t.nnodes; j++ {
+				seen.Remove(r.nodes[j].Dev, r.nodes[j].Ino)
+			}
 			t.nnodes, t.tnamesLen, t.nrecs, t.namesLen = mNodes, mTnames, mRecs, mNames
 			unix.Close(int(fd))
 			continue

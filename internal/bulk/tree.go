@@ -62,6 +62,8 @@ type treeCtl struct {
 	size      int64
 	tmaxSec   int64
 	tmaxNsec  int64
+	linksFull uint32
+	_         uint32
 }
 
 // Tree flags beside ATime, MTime and CTime, shared with csrc/bulk.h.
@@ -77,6 +79,10 @@ const (
 	// TreeNodes bounds the subdirectories one walk may find.
 	TreeNodes = 512
 	treeNames = 16 << 10
+	// treeRecsMax bounds the hard-link records of one subtree walk (they
+	// double from RecordsPerBatch when a walk ran out of them): past a
+	// budget's worth more room saves nothing.
+	treeRecsMax = 8 << 10
 )
 
 // Tree is what a subtree walk returned. Nodes and Links alias the
@@ -107,7 +113,9 @@ func (r *Reader) TreeStart() {
 	if r.nodes == nil {
 		r.nodes = make([]TreeNode, TreeNodes)
 		r.tnames = make([]byte, treeNames)
-		r.lnode = make([]int32, len(r.recs))
+		r.trecs = make([]Record, RecordsPerBatch)
+		r.tlnames = make([]byte, namesSize)
+		r.lnode = make([]int32, len(r.trecs))
 	}
 	r.nnodes, r.tnamesLen = 0, 0
 }
@@ -132,30 +140,42 @@ func (r *Reader) TreeLen() int { return r.nnodes }
 
 // Tree walks the subdirectories listed since TreeStart, found in the
 // directory open as rootfd, examining at most budget entries. anc holds
-// (device, inode) pairs of the root and the directories above it: a
+// the identities of the root and the directories above it (nil: none): a
 // subdirectory that is one of them, or one of the nodes above it, is left
-// out (a bind mount of an ancestor). mode may hold ATime, MTime or CTime,
-// TreeOneFS (then entries off rootDev are left out) and TreeAllLinks.
-func (r *Reader) Tree(rootfd int, rootDev uint64, anc []uint64, budget int, mode Mode) Tree {
+// out (a bind mount of an ancestor); each check is O(1) on any depth.
+// mode may hold ATime, MTime or CTime, TreeOneFS (then entries off rootDev are left out) and TreeAllLinks.
+func (r *Reader) Tree(rootfd int, rootDev uint64, anc *Idents, budget int, mode Mode) Tree {
 	return r.treeCall(coreTree, rootfd, rootDev, anc, budget, mode)
 }
 
-func (r *Reader) treeCall(walk func(*treeCtl, int, []uint64, *Reader), rootfd int, rootDev uint64, anc []uint64,
+func (r *Reader) treeCall(walk func(*treeCtl, int, []uint64, *Reader), rootfd int, rootDev uint64, anc *Idents,
 	budget int, mode Mode) Tree {
+	var slots []uint64
+	if anc != nil && anc.n > 0 {
+		slots = anc.slots
+	}
 	t := treeCtl{
 		flags: uint32(mode & (times | TreeOneFS | TreeAllLinks)), nodeCap: uint32(len(r.nodes)),
-		tnamesCap: uint32(len(r.tnames)), recCap: uint32(len(r.recs)), namesCap: uint32(len(r.names)),
-		dbufCap: uint32(len(r.dbuf)), budget: uint32(min(budget, 1<<30)), nanc: uint32(len(anc) / 2),
+		tnamesCap: uint32(len(r.tnames)), recCap: uint32(len(r.trecs)), namesCap: uint32(len(r.tlnames)),
+		dbufCap: uint32(len(r.dbuf)), budget: uint32(min(budget, 1<<30)), nanc: uint32(len(slots) / 3),
 		rootDev: rootDev, nnodes: uint32(r.nnodes), tnamesLen: uint32(r.tnamesLen),
 	}
-	walk(&t, rootfd, anc, r)
+	walk(&t, rootfd, slots, r)
 	r.nnodes = 0
-	return Tree{
+	tr := Tree{
 		Nodes:     r.nodes[:t.nnodes],
-		Links:     Batch{Records: r.recs[:t.nrecs], names: r.names[:t.namesLen]},
+		Links:     Batch{Records: r.trecs[:t.nrecs], names: r.tlnames[:t.namesLen]},
 		LinkNodes: r.lnode[:t.nrecs],
 		Dirs:      t.dirs, Files: t.files,
 		Sum:    Sum{Blocks: t.blocks, Size: t.size, Count: t.dirs + t.files, TMaxSec: t.tmaxSec, TMaxNsec: t.tmaxNsec},
 		tnames: r.tnames[:t.tnamesLen],
 	}
+	if t.linksFull != 0 && len(r.trecs) < treeRecsMax {
+		// Room for twice the links next time (the records returned stay
+		// valid: new buffers).
+		r.trecs = make([]Record, 2*len(r.trecs))
+		r.tlnames = make([]byte, 2*len(r.tlnames))
+		r.lnode = make([]int32, len(r.trecs))
+	}
+	return tr
 }

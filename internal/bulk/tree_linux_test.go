@@ -60,14 +60,15 @@ func TestTreeCoresAgree(t *testing.T) {
 	for seed := int64(1); seed <= 3; seed++ {
 		root := treeFixture(t, seed, seed == 3)
 		fd, st := openRoot(t, root)
-		anc := []uint64{st.Dev, st.Ino}
+		var anc Idents
+		anc.Add(st.Dev, st.Ino)
 		for _, budget := range []int{1, 5, 60, 1 << 20} {
 			for _, mode := range []Mode{0, MTime, TreeOneFS, TreeAllLinks | CTime} {
 				var got [2]Tree
 				for k, walk := range []func(*treeCtl, int, []uint64, *Reader){coreTree, goTree} {
 					r := NewReader()
 					startTree(t, r, root, fd)
-					t2 := r.treeCall(walk, fd, st.Dev, anc, budget, mode)
+					t2 := r.treeCall(walk, fd, st.Dev, &anc, budget, mode)
 					t2.Nodes = append([]TreeNode(nil), t2.Nodes...)
 					checkHandedFds(t, t2.Nodes)
 					t2.Links.Records = append([]Record(nil), t2.Links.Records...)
@@ -90,7 +91,9 @@ func TestTreeSums(t *testing.T) {
 	fd, st := openRoot(t, root)
 	r := NewReader()
 	startTree(t, r, root, fd)
-	tr := r.Tree(fd, st.Dev, []uint64{st.Dev, st.Ino}, 1<<20, 0)
+	var anc Idents
+	anc.Add(st.Dev, st.Ino)
+	tr := r.Tree(fd, st.Dev, &anc, 1<<20, 0)
 	links := map[uint64]int64{}
 	for _, rec := range tr.Links.Records {
 		links[rec.Ino] = rec.Blocks

@@ -21,6 +21,7 @@ type Shape struct {
 	NameLen int    // bytes per generated name (1..255); 0 means short names
 	Binary  bool   // names hold bytes that are not UTF-8
 	Outside bool   // every file gets a second link outside the tree
+	Files   int    // k-ary: files in each directory (default 1)
 	Seed    int64
 }
 
@@ -160,7 +161,9 @@ func (g *gen) chain(fd, depth int, comb bool) {
 }
 
 func (g *gen) kary(fd, depth, k int) {
-	g.file(fd, depth)
+	for i := range max(g.s.Files, 1) {
+		g.file(fd, depth+i)
+	}
 	if depth == 0 {
 		return
 	}

@@ -29,11 +29,33 @@ type dir struct {
 	subdirs []*dir
 }
 
+// path is d's path as du prints it, Join's of its names from the root,
+// built in one allocation: O(depth), where joining parent's path first at
+// every level cost O(depth²) bytes and a stack as deep as the tree.
 func (d *dir) path() string {
-	if d.parent == nil {
-		return d.name
+	n := 0
+	for a := d; a != nil; a = a.parent {
+		n += len(a.name) + 1
 	}
-	return Join(d.parent.path(), d.name)
+	b := make([]byte, n)
+	i := n
+	for a := d; a.parent != nil; a = a.parent {
+		i -= len(a.name)
+		copy(b[i:], a.name)
+		i--
+		b[i] = '/'
+	}
+	root := d
+	for root.parent != nil {
+		root = root.parent
+	}
+	// Join adds no '/' after a name that ends with one (an operand).
+	if root != d && len(root.name) > 0 && root.name[len(root.name)-1] == '/' {
+		i++
+	}
+	i -= len(root.name)
+	copy(b[i:], root.name)
+	return string(b[i:])
 }
 
 func newDir(parent *dir, name string, depth int, rec *bulk.Record) *dir {
@@ -43,15 +65,4 @@ func newDir(parent *dir, name string, depth int, rec *bulk.Record) *dir {
 	d.own.set(t)
 	d.pending = 1
 	return d
-}
-
-// cycle reports whether the directory rec, found in d, is d or one of
-// its ancestors.
-func (d *dir) cycle(rec *bulk.Record) bool {
-	for a := d; a != nil; a = a.parent {
-		if a.ino == rec.Ino && a.dev == rec.Dev {
-			return true
-		}
-	}
-	return false
 }

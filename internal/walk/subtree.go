@@ -16,12 +16,7 @@ import (
 // claims); and how many of those are left ones (its descriptor's claims:
 // only those open themselves relative to it).
 func (sc *scan) readSubtrees(wk *worker, d *dir) (left []*dir, direct, directLeft int) {
-	anc := wk.anc[:0]
-	for a := d; a != nil; a = a.parent {
-		anc = append(anc, a.dev, a.ino)
-	}
-	wk.anc = anc
-	t := wk.rd.Tree(d.fd.Fd(), sc.rootDev, anc, sc.subtreeBudget(), sc.subtreeMode)
+	t := wk.rd.Tree(d.fd.Fd(), sc.rootDev, wk.anc.at(d), sc.subtreeBudget(), sc.subtreeMode)
 	wk.dirs.Add(int64(t.Dirs))
 	wk.files.Add(int64(t.Files))
 	wk.blocks.Add(t.Sum.Blocks)

@@ -174,7 +174,7 @@ func (sc *scan) addBatch(wk *worker, d *dir, b *bulk.Batch, toSubtree bool) {
 		}
 		t := entryTotals(rec)
 		if rec.Type == bulk.Directory {
-			if d.cycle(rec) {
+			if wk.anc.at(d).Has(rec.Dev, rec.Ino) {
 				// A directory that contains itself (a bind mount of an
 				// ancestor): du skips it silently, and counts nothing.
 				continue

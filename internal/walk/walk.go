@@ -279,6 +279,11 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 		return nil
 	})
 	g.Wait()
+	w.workMu.Lock()
+	for _, wk := range w.idle { // (those of other walks at once are busy)
+		wk.anc.reset() // keeps none of this walk's directories alive
+	}
+	w.workMu.Unlock()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -20,8 +20,8 @@ type counters struct {
 type worker struct {
 	rd *bulk.Reader
 	counters
+	anc ancestors // the directory read and those above it (cycle checks)
 	// Scratch of readSubtrees.
-	anc      []uint64
 	kids     []int32
 	leftKids []int32
 	tdirs    []*dir

@@ -1,0 +1,98 @@
+package walk
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/godu-sh/godu/internal/testtree"
+)
+
+// chain makes a chain of depth directories, each holding a file, and
+// returns its operand.
+func chain(t testing.TB, depth int) string {
+	dir := t.TempDir()
+	return filepath.Join(dir, testtree.Generate(t, dir, testtree.Shape{Kind: "chain", Size: depth}))
+}
+
+// walkAllocs is the bytes one walk of root allocates.
+func walkAllocs(t testing.TB, opts Options, root string) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if _, err := New(opts).Walk(context.Background(), root); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestDepthLinear: a walk's memory traffic grows linearly with a chain's
+// depth, for -s, -a and -d 2 alike: nothing costs O(depth) per directory
+// (a path built by recursion from the root at every directory made the
+// bytes grow with the cube of the depth; 2,000 levels allocated 1.4 GB).
+func TestDepthLinear(t *testing.T) {
+	small, big := 1000, 4000
+	if testing.Short() {
+		small, big = 500, 2000
+	}
+	a, b := chain(t, small), chain(t, big)
+	for _, opts := range []Options{
+		{Jobs: 1, MaxDepth: 0, Stream: func(string, *Node) {}},
+		{Jobs: 4, MaxDepth: -1, ListFiles: true, Stream: func(string, *Node) {}},
+		{Jobs: 16, MaxDepth: 2},
+		{Jobs: 2, MaxDepth: -1, OnNode: func(string, *Node) {}},
+	} {
+		sa, sb := walkAllocs(t, opts, a), walkAllocs(t, opts, b)
+		// Streaming every entry prints paths, which are O(depth) each:
+		// du's own output is quadratic there. The rest must be linear.
+		limit := float64(big/small) * 1.5
+		if opts.MaxDepth < 0 {
+			limit = float64(big/small) * float64(big/small) * 1.2
+		}
+		t.Logf("jobs %d depth %d: %d levels %d KiB, %d levels %d KiB (×%.2f)", opts.Jobs, opts.MaxDepth,
+			small, sa>>10, big, sb>>10, float64(sb)/float64(sa))
+		if float64(sb) > limit*float64(sa)+(1<<20) {
+			t.Errorf("jobs %d depth %d: %d levels allocate %d KiB, %d levels %d KiB: ×%.1f for ×%d the depth",
+				opts.Jobs, opts.MaxDepth, small, sa>>10, big, sb>>10, float64(sb)/float64(sa), big/small)
+		}
+	}
+}
+
+// TestPath: a dir's path is its names joined as Join joins them.
+func TestPath(t *testing.T) {
+	for _, root := range []string{"t", "t/", "/", "", "a/b", "./"} {
+		want := root
+		d := &dir{name: root}
+		if got := d.path(); got != want {
+			t.Errorf("root %q: path %q", root, got)
+		}
+		for _, name := range []string{"x", "yy", "z"} {
+			d = &dir{parent: d, name: name}
+			want = Join(want, name)
+			if got := d.path(); got != want {
+				t.Errorf("root %q: path %q, want %q", root, got, want)
+			}
+		}
+	}
+}
+
+// BenchmarkDepth walks chains of doubling depth with -s: ns/op over
+// levels stays flat when the walk is linear in depth (the cycle check
+// looked at every ancestor of every directory, in Go and in the core).
+func BenchmarkDepth(b *testing.B) {
+	for _, levels := range []int{2500, 5000, 10000, 20000} {
+		root := chain(b, levels)
+		b.Run(fmt.Sprint("levels=", levels), func(b *testing.B) {
+			opts := Options{MaxDepth: 0, Stream: func(string, *Node) {}}
+			for b.Loop() {
+				if _, err := New(opts).Walk(context.Background(), root); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(levels), "ns/level")
+		})
+	}
+}
