@@ -17,8 +17,12 @@ import (
 )
 
 // godu is the binary under test, built by TestMain in the same variant
-// (cgo or purego) as this test binary.
+// (cgo or purego, and buildTags) as this test binary.
 var godu string
+
+// buildTags are the build tags of this test binary that godu is built
+// with, beside purego.
+var buildTags []string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "godu-bin-")
@@ -29,8 +33,12 @@ func TestMain(m *testing.M) {
 	godu = filepath.Join(dir, "godu")
 	args := []string{"build", "-o", godu}
 	env := os.Environ()
+	tags := buildTags
 	if bulk.Variant == "purego" {
-		args = append(args, "-tags", "purego")
+		tags = append(tags, "purego")
+	}
+	if len(tags) > 0 {
+		args = append(args, "-tags", strings.Join(tags, ","))
 	}
 	if raceEnabled {
 		args = append(args, "-race")
