@@ -10,6 +10,11 @@
 #ifndef GODU_XNU_SHIM_H
 #define GODU_XNU_SHIM_H
 
+/* darwin's headers declare the POSIX and BSD names under any -std. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
