@@ -149,7 +149,9 @@ func coreRead(c *ctl, parent int, name *byte, r *Reader) {
 				if e == unix.EINTR {
 					continue
 				}
-				if (e == unix.ENOTSUP || e == unix.EINVAL) && c.dlen == 0 {
+				if (e == unix.ENOTSUP || e == unix.EINVAL || e == unix.EACCES) && c.dlen == 0 {
+					// Never worked on this volume, or a directory that
+					// may be read but not searched: per entry instead.
 					c.flags |= fallbackFlag
 					readFallback(c, r)
 					return

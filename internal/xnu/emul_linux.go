@@ -352,6 +352,15 @@ func Getattrlistbulk(dirfd int, al *Attrlist, buf []byte, options uint64) (int, 
 	if dir.Mode&unix.S_IFMT != unix.S_IFDIR {
 		return -1, unix.ENOTDIR
 	}
+	if al.Commonattr&^(AttrCmnName|AttrCmnReturnedAttrs|AttrCmnError) != 0 || al.Dirattr != 0 || al.Fileattr != 0 {
+		// Attributes beyond the name need search permission on the
+		// directory: without it the call fails (a lookup of "." needs
+		// the same).
+		var sx unix.Statx_t
+		if err := unix.Statx(dirfd, ".", unix.AT_SYMLINK_NOFOLLOW, 0, &sx); err == unix.EACCES {
+			return -1, unix.EACCES
+		}
+	}
 	if len(k.ENOTSUP) > 0 || len(k.EINVAL) > 0 {
 		nm := dirName(dirfd)
 		if has(k.ENOTSUP, nm) {
