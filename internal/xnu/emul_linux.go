@@ -326,11 +326,14 @@ func examine(dirfd int, dirDev uint32, name []byte, dino uint64, k *Knobs) Entry
 
 var scratch = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
-// Getattrlistbulk is getattrlistbulk(2) on the directory open as dirfd:
-// it packs into buf as many entries as fit, from the directory's current
-// position, which it leaves at the first entry not returned. It returns
-// the number of records (error records count), 0 at the end of the
-// directory, or an errno.
+// Getattrlistbulk is getattrlistbulk(2) on the directory open as dirfd,
+// as testdata/getattrlistbulk/FORMAT.md describes it: it packs into buf
+// as many entries as fit, "." and ".." left out, from the directory's
+// current position, which it leaves at the first entry not returned. It
+// returns the number of records (error records count), 0 at the end of
+// the directory, or an errno: EINVAL for a malformed request, ENOTDIR,
+// EACCES when attributes beyond the name are asked of a directory that
+// may not be searched, ERANGE when not one record fits, and the knobs'.
 func Getattrlistbulk(dirfd int, al *Attrlist, buf []byte, options uint64) (int, syscall.Errno) {
 	k := knobs()
 	state.Lock()
