@@ -8,10 +8,10 @@ PREFIX  ?= /usr/local
 # Go's build cache hashes only the C files in a package's own directory,
 # not the csrc/ files they include: a digest of csrc/ in CGO_CFLAGS makes
 # every edit there rebuild the cgo packages.
-CSRC_SUM := $(shell cat csrc/*.[ch] csrc/*/*.[ch] 2>/dev/null | cksum | cut -d' ' -f1)
+CSRC_SUM := $(shell cat csrc/*.[ch] csrc/*/*.[ch] internal/xnu/include/*.h internal/xnu/include/*/*.h 2>/dev/null | cksum | cut -d' ' -f1)
 export CGO_CFLAGS := $(or $(CGO_CFLAGS),-O2 -g) -DGODU_CSRC_SUM=$(CSRC_SUM)
 
-.PHONY: all build build-purego install man test vet fmt-check cwarn race unit bench scale doubling gobench zig cross dist fuzz asan clean
+.PHONY: all build build-purego install man test vet fmt-check cwarn race xnu unit bench scale doubling gobench zig cross dist fuzz asan clean bin/godu-xnu bin/godu-xnu-purego
 
 all: build
 
@@ -38,8 +38,9 @@ man:
 	$(GO) run -tags godu_man -ldflags '$(LDFLAGS)' ./cmd/godu --generate-man bin/man
 
 # The whole gate: formatting, vet for both variants and for darwin, C
-# warnings, and the test suite under the race detector for both variants.
-test: fmt-check vet cwarn race
+# warnings, the test suite under the race detector for both variants, and
+# the darwin core through the suite over the getattrlistbulk emulation.
+test: fmt-check vet cwarn race xnu
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -50,15 +51,48 @@ vet:
 	$(GO) vet -tags purego ./...
 	CGO_ENABLED=0 $(GO) vet ./...
 	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) vet ./...
+	$(GO) vet -tags godu_xnu ./...
+	$(GO) vet -tags godu_xnu,purego ./...
 
 # The C core must compile without a warning.
 cwarn:
 	$(CC) $(CFLAGS_CHECK) -fsyntax-only csrc/bulk_linux.c
 	$(CC) $(CFLAGS_CHECK) -fsyntax-only csrc/attrparse.c
+	$(CC) $(CFLAGS_CHECK) -fsyntax-only -Iinternal/xnu/include -include internal/xnu/include/xnu_shim.h csrc/bulk_darwin.c
 
 race:
 	$(GO) test -race -count=1 ./...
 	$(GO) test -race -count=1 -tags purego ./...
+
+# --- the darwin core on Linux ---------------------------------------------
+# The build tag godu_xnu compiles the darwin core (csrc/bulk_darwin.c with
+# cgo, gocore_getattrlistbulk.go with purego) on Linux against the SDK shim
+# in internal/xnu/include, over internal/xnu's getattrlistbulk emulation:
+# the reader, walk and command tests (the differential ones against du)
+# run through it, for both darwin readers. Never in a shipped binary.
+# TestDescriptorExhaustion (half a minute of the walk's descriptor budget)
+# runs on Linux only; the purego run leaves the longest command tests to
+# the cgo one.
+XNU_PKGS := ./internal/bulk ./internal/walk ./cmd/godu
+XNU_SKIP := TestDescriptorExhaustion
+XNU_SKIP_PUREGO := $(XNU_SKIP)|TestFewDescriptors|TestShapes|TestDeeperThanPathMax
+# The shipped build must not hold the emulation: its functions' names,
+# which stay in a stripped Go binary, are in bin/godu-xnu and not in
+# bin/godu.
+xnu: build bin/godu-xnu
+	$(GO) test -count=1 -tags godu_xnu -skip '$(XNU_SKIP)' $(XNU_PKGS)
+	$(GO) test -count=1 -tags godu_xnu,purego -skip '$(XNU_SKIP_PUREGO)' $(XNU_PKGS)
+	@grep -qa -e 'godu/internal/xnu.Getattrlistbulk' bin/godu-xnu || { echo "bin/godu-xnu lacks the emulation's names"; exit 1; }
+	@! grep -qa -e 'godu/internal/xnu' -e goduXnu bin/godu || { echo "bin/godu links the emulation"; exit 1; }
+	@echo "bin/godu holds no emulation symbol"
+
+# godu with the darwin core over the emulation, for outside differential
+# suites (GODU_XNU=... sets the emulation's faults, see internal/xnu).
+bin/godu-xnu:
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -tags godu_xnu -o $@ ./cmd/godu
+
+bin/godu-xnu-purego:
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -tags godu_xnu,purego -o $@ ./cmd/godu
 
 unit:
 	$(GO) test -count=1 ./...
@@ -141,12 +175,14 @@ dist: zig
 	done
 	cd dist && sha256sum *.tar.gz > SHA256SUMS && cat SHA256SUMS
 
-# The getattrlistbulk parsers under AddressSanitizer: the parser tests, then
-# FUZZTIME of fuzzing both parsers (C and Go) against each other.
+# The getattrlistbulk parsers under AddressSanitizer: the parser tests, the
+# darwin core over the emulation (godu_xnu), then FUZZTIME of fuzzing both
+# parsers (C and Go) against each other.
 FUZZTIME ?= 60s
 asan:
 	$(GO) test -asan -count=1 -run 'Worked|Corpus|Rejects|Random|Fuzz' ./internal/bulk
 	$(GO) test -asan -count=1 -run 'Subtree' ./internal/walk
+	$(GO) test -asan -count=1 -tags godu_xnu -run 'Xnu' ./internal/bulk
 	$(GO) test -asan -run '^$$' -fuzz FuzzAttrParse -fuzztime $(FUZZTIME) ./internal/bulk
 
 fuzz:

@@ -1,6 +1,6 @@
 /*
  * attrparse.c: the getattrlistbulk(2) record parser. See attrparse.h and
- * shared/darwin-getattrlistbulk.md: a record is a u32 length, the 20-byte
+ * testdata/getattrlistbulk/FORMAT.md: a record is a u32 length, the 20-byte
  * set of returned attributes, then the fixed fields of the returned bits
  * (ERROR first, then common attributes in bit order, then directory
  * attributes for directories or file attributes for everything else),

@@ -215,8 +215,9 @@ typedef struct godu_tree {
  * directory, and the read directory itself, is added to the sums, and to
  * the node's. Once budget entries were examined no more directories are
  * read. Every descriptor opened is closed before the call returns.
+ * Linux only: declared for the Linux core (GODU_CORE_LINUX).
  */
-#if defined(GODU_CORE) && defined(__linux__)
+#if defined(GODU_CORE) && defined(GODU_CORE_LINUX)
 GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_tnode *nodes,
 		   char *tnames, godu_rec *recs, int32_t *lnode, char *names, char *dbuf);
 #endif

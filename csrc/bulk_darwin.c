@@ -2,7 +2,8 @@
  * bulk_darwin.c: godu's per-directory loop on macOS: getattrlistbulk(2)
  * returns the names and attributes of many entries per call; the portable
  * parser (attrparse.c) turns its records into godu_recs. Where the call is
- * not supported for a volume, a readdir + fstatat loop gives the same
+ * not supported for a volume, or refused (EACCES) for a directory that may
+ * be read but not searched, a readdir + fstatat loop gives the same
  * records.
  */
 #define GODU_CORE
@@ -218,8 +219,11 @@ GODU_FN int godu_read(godu_ctl *c, int parentfd, const char *name, godu_rec *rec
 			if (n < 0) {
 				if (errno == EINTR)
 					continue;
-				if ((errno == ENOTSUP || errno == EINVAL) && c->dlen == 0) {
-					/* Never worked on this volume: per entry instead. */
+				if ((errno == ENOTSUP || errno == EINVAL || errno == EACCES) && c->dlen == 0) {
+					/* Never worked on this volume: per entry instead.
+					 * EACCES: a directory that may be read but not
+					 * searched lists its names, each entry failing
+					 * on its own, as du reports them. */
 					c->flags |= GODU_FALLBACK;
 					return godu_read_fallback(c, recs, names);
 				}

@@ -4,6 +4,7 @@
  * (fstatat where the kernel or a sandbox lacks statx).
  */
 #define GODU_CORE
+#define GODU_CORE_LINUX
 #define _GNU_SOURCE
 #include "bulk.h"
 #include "bulk_common.h"

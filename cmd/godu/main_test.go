@@ -17,8 +17,12 @@ import (
 )
 
 // godu is the binary under test, built by TestMain in the same variant
-// (cgo or purego) as this test binary.
+// (cgo or purego, and buildTags) as this test binary.
 var godu string
+
+// buildTags are the build tags of this test binary that godu is built
+// with, beside purego.
+var buildTags []string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "godu-bin-")
@@ -29,8 +33,12 @@ func TestMain(m *testing.M) {
 	godu = filepath.Join(dir, "godu")
 	args := []string{"build", "-o", godu}
 	env := os.Environ()
+	tags := buildTags
 	if bulk.Variant == "purego" {
-		args = append(args, "-tags", "purego")
+		tags = append(tags, "purego")
+	}
+	if len(tags) > 0 {
+		args = append(args, "-tags", strings.Join(tags, ","))
 	}
 	if raceEnabled {
 		args = append(args, "-race")
@@ -100,10 +108,18 @@ func compare(t *testing.T, dir string, args []string, operands []string) {
 // on godu's command line.
 func compareWith(t *testing.T, dir string, own, args []string, operands []string) {
 	t.Helper()
+	all := append(append([]string{}, args...), operands...)
+	got := testtree.Run(t, dir, nil, godu, append(append([]string{}, own...), all...)...)
+	compareOutput(t, dir, got, args, operands, true)
+}
+
+// compareOutput compares got, what godu did with args and operands, with
+// what du does now; with status, its messages and exit status too.
+func compareOutput(t *testing.T, dir string, got testtree.Result, args, operands []string, status bool) {
+	t.Helper()
 	v := needDu(t)
 	all := append(append([]string{}, args...), operands...)
 	want := testtree.Run(t, dir, nil, "du", all...)
-	got := testtree.Run(t, dir, nil, godu, append(append([]string{}, own...), all...)...)
 	null := contains(args, "-0")
 	wl, gl := testtree.Lines(want.Stdout, null), testtree.Lines(got.Stdout, null)
 	if apparentBytes(args) && v < 902 {
@@ -119,6 +135,9 @@ func compareWith(t *testing.T, dir string, own, args []string, operands []string
 	}
 	if !reflect.DeepEqual(wl, gl) {
 		t.Errorf("godu %q:\n got %q\nwant %q", all, gl, wl)
+	}
+	if !status {
+		return
 	}
 	we := testtree.Lines(strings.ReplaceAll(strings.ReplaceAll(want.Stderr, "du: ", "godu: "), "'du --help'", "'godu --help'"), false)
 	ge := testtree.Lines(got.Stderr, false)

@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/godu-sh/godu/internal/xnu"
 )
 
 // entry is one directory entry as the builder lays it out.
@@ -27,153 +29,15 @@ type entry struct {
 	dropSect uint32 // directory or file attributes it did not return
 }
 
-func roundup(n, m uint32) uint32 { return (n + m - 1) / m * m }
-
-// build lays e out as XNU's packer does for request req
-// (shared/darwin-getattrlistbulk.md). With unpadded, the record ends right
-// after the name's NUL, as the last record of a full buffer may.
+// build lays e out as XNU's packer does for request req, with the one
+// record builder of the repository (internal/xnu). With unpadded, the
+// record ends right after the name's NUL, as the last record of a full
+// buffer may.
 func build(e entry, req attrReq, unpadded bool) []byte {
-	le := binary.LittleEndian
-	var fixed []byte
-	put32 := func(v uint32) { fixed = le.AppendUint32(fixed, v) }
-	put64 := func(v uint64) { fixed = le.AppendUint64(fixed, v) }
-	inval := req.options&fsoptPackInvalAttrs != 0
-	nameLen := uint32(len(e.name)) + 1
-	if e.errno != 0 {
-		put32(0) // length, set by finish
-		put32(attrCmnReturnedAttrs | attrCmnName | attrCmnError)
-		for i := 0; i < 4; i++ {
-			put32(0)
-		}
-		put32(e.errno)
-		put32(8)
-		put32(nameLen)
-		return finish(fixed, 36, e.name, unpadded)
-	}
-	isDir := e.objtype == vdir
-	sectReq, sectSize := req.file, fileSize
-	if isDir {
-		sectReq, sectSize = req.dir, dirSize
-	}
-	// fixedsize counts every requested attribute valid for the type.
-	fixedsize := uint32(24)
-	for bit := uint32(1); bit != 0; bit <<= 1 {
-		if bit == attrCmnReturnedAttrs || req.common&bit == 0 {
-			continue
-		}
-		if bit == attrCmnError {
-			fixedsize += 4
-		} else {
-			fixedsize += roundup(cmnSize(bit), 4)
-		}
-	}
-	for bit := uint32(1); bit != 0; bit <<= 1 {
-		if sectReq&bit != 0 {
-			fixedsize += roundup(sectSize(bit), 4)
-		}
-	}
-	retCmn := req.common &^ e.dropCmn &^ attrCmnError
-	if inval {
-		retCmn |= req.common & attrCmnError
-	}
-	retSect := sectReq &^ e.dropSect
-	put32(0) // length, set by finish
-	put32(retCmn)
-	put32(0)
-	if isDir {
-		put32(retSect)
-		put32(0)
-	} else {
-		put32(0)
-		put32(retSect)
-	}
-	put32(0)
-	if inval && req.common&attrCmnError != 0 {
-		put32(0)
-	}
-	lay := retCmn
-	if inval {
-		lay = req.common
-	}
-	for bit := uint32(1); bit != 0; bit <<= 1 {
-		if lay&bit == 0 || bit == attrCmnReturnedAttrs || bit == attrCmnError {
-			continue
-		}
-		valid := retCmn&bit != 0
-		switch bit {
-		case attrCmnName:
-			at := uint32(len(fixed))
-			put32(fixedsize - at)
-			put32(nameLen)
-		case attrCmnDevID:
-			put32(pick32(valid, e.dev))
-		case attrCmnObjType:
-			put32(pick32(valid, e.objtype))
-		case attrCmnFlags:
-			put32(pick32(valid, e.flags))
-		case attrCmnFileID:
-			put64(pick64(valid, e.ino))
-		case attrCmnFsID, attrCmnParentID:
-			put64(0)
-		}
-	}
-	slay := retSect
-	if inval {
-		slay = sectReq
-	}
-	for bit := uint32(1); bit != 0; bit <<= 1 {
-		if slay&bit == 0 {
-			continue
-		}
-		valid := retSect&bit != 0
-		switch {
-		case isDir && bit == attrDirAllocSize, !isDir && bit == attrFileAllocSize:
-			put64(pick64(valid, e.alloc))
-		case !isDir && bit == attrFileDataLength:
-			put64(pick64(valid, e.datalen))
-		case !isDir && bit == attrFileLinkCount:
-			put32(pick32(valid, e.links))
-		case sectSize(bit) == 8:
-			put64(0)
-		default:
-			put32(pick32(valid, 3))
-		}
-	}
-	for uint32(len(fixed)) < fixedsize {
-		fixed = append(fixed, 0) // the holes of omitted attributes
-	}
-	return finish(fixed, fixedsize, e.name, unpadded)
-}
-
-func pick32(valid bool, v uint32) uint32 {
-	if valid {
-		return v
-	}
-	return 0
-}
-
-func pick64(valid bool, v uint64) uint64 {
-	if valid {
-		return v
-	}
-	return 0
-}
-
-// finish appends the name (NUL, padding to 4) and pads the record to 8,
-// then writes its length.
-func finish(fixed []byte, fixedsize uint32, name []byte, unpadded bool) []byte {
-	rec := append(fixed[:fixedsize:fixedsize], name...)
-	rec = append(rec, 0)
-	if !unpadded {
-		for len(rec)%4 != 0 {
-			rec = append(rec, 0)
-		}
-		for len(rec)%8 != 0 {
-			rec = append(rec, 0)
-		}
-	}
-	binary.LittleEndian.PutUint32(rec, uint32(len(rec)))
-	return rec
+	return xnu.AppendRecord(nil, xnu.Entry{Name: e.name, ObjType: e.objtype, Dev: e.dev, Ino: e.ino,
+		Flags: e.flags, Links: e.links, Alloc: e.alloc, DataLen: e.datalen, Errno: e.errno,
+		DropCmn: e.dropCmn, DropSect: e.dropSect},
+		xnu.Req{Common: req.common, Dir: req.dir, File: req.file, Options: req.options}, unpadded)
 }
 
 // expect is the Record both parsers must produce for e.
@@ -480,4 +344,24 @@ func FuzzAttrParse(f *testing.F) {
 		}
 		parsers(t, buf, int(count%8), req, 5)
 	})
+}
+
+// TestConstantsAgree: the parser's constants are the packer's, which are
+// the SDK's (FORMAT.md).
+func TestConstantsAgree(t *testing.T) {
+	pairs := [][2]uint32{
+		{attrCmnName, xnu.AttrCmnName}, {attrCmnDevID, xnu.AttrCmnDevID}, {attrCmnFsID, xnu.AttrCmnFsID},
+		{attrCmnObjType, xnu.AttrCmnObjType}, {attrCmnFlags, xnu.AttrCmnFlags}, {attrCmnFileID, xnu.AttrCmnFileID},
+		{attrCmnParentID, xnu.AttrCmnParentID}, {attrCmnError, xnu.AttrCmnError},
+		{attrCmnReturnedAttrs, xnu.AttrCmnReturnedAttrs}, {attrDirAllocSize, xnu.AttrDirAllocSize},
+		{attrDirEntryCount, xnu.AttrDirEntryCount}, {attrFileLinkCount, xnu.AttrFileLinkCount},
+		{attrFileAllocSize, xnu.AttrFileAllocSize}, {attrFileDataLength, xnu.AttrFileDataLength},
+		{fsoptPackInvalAttrs, xnu.FsoptPackInvalAttrs}, {vdir, xnu.VDIR}, {vreg, xnu.VREG}, {vlnk, xnu.VLNK},
+		{sfFirmlink, xnu.SFFirmlink}, {sfDataless, xnu.SFDataless},
+	}
+	for i, p := range pairs {
+		if p[0] != p[1] {
+			t.Errorf("constant %d: parser %#x, packer %#x", i, p[0], p[1])
+		}
+	}
 }

@@ -1,3 +1,5 @@
+//go:build !godu_xnu
+
 package bulk
 
 import (

@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux || godu_xnu
 
 package bulk
 

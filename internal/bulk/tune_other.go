@@ -1,4 +1,4 @@
-//go:build !darwin && (!linux || !cgo || purego)
+//go:build !darwin && !godu_xnu && (!linux || !cgo || purego)
 
 package bulk
 

@@ -1,12 +1,15 @@
-//go:build cgo && !purego
+//go:build (darwin || godu_xnu) && cgo && !purego
 
 package bulk
 
 // The darwin core is compiled here, inside the one preamble that calls it:
 // its functions are static, so no C symbol of godu leaves this package.
+// On Linux (the godu_xnu build) the macOS SDK's names it uses come from
+// the shim in internal/xnu/include, over the emulation (xnu_cgo.go).
 
 /*
 #cgo CFLAGS: -O2 -Wall -Wextra
+#cgo linux CFLAGS: -I${SRCDIR}/../xnu/include -include ${SRCDIR}/../xnu/include/xnu_shim.h
 #include "../../csrc/bulk_darwin.c"
 */
 import "C"

@@ -1,3 +1,5 @@
+//go:build darwin || godu_xnu
+
 package bulk
 
 // kernelBufSize is the getattrlistbulk buffer: 128 KiB, well above the

@@ -1,4 +1,4 @@
-//go:build !cgo || purego
+//go:build (darwin || godu_xnu) && (!cgo || purego)
 
 package bulk
 
@@ -14,7 +14,8 @@ const Variant = "purego"
 
 // The darwin reader in Go: getattrlistbulk(2) through x/sys's Syscall6
 // (never RawSyscall6: a slow directory read must not hold a P), records
-// parsed by parseAttr. It mirrors csrc/bulk_darwin.c.
+// parsed by parseAttr. It mirrors csrc/bulk_darwin.c. Its system calls go
+// through sys_darwin.go (on Linux, the godu_xnu build's emulation).
 
 const fallbackFlag = 0x100 // the volume needs the per-entry reader
 
@@ -34,11 +35,18 @@ func tuneProcess() {
 	// setiopolicy_np(IOPOL_TYPE_VFS_MATERIALIZE_DATALESS_FILES,
 	// IOPOL_SCOPE_PROCESS, IOPOL_MATERIALIZE_DATALESS_FILES_OFF) is
 	// iopolicysys(IOPOL_CMD_SET, {scope, type, policy}).
-	param := [3]int32{0, 3, 1}
-	unix.Syscall(unix.SYS_IOPOLICYSYS, 1, uintptr(unsafe.Pointer(&param)), 0)
+	syscall3(sysIopolicysys, 1, uintptr(unsafe.Pointer(&materializeOff)), 0)
 }
 
-func fromStat(st *unix.Stat_t, flags uint32, r *Record) {
+// materializeOff is iopolicysys's argument: {scope, type, policy}. It and
+// goduAttrlist live in no stack, as the system-call variables' arguments
+// must (they pass as plain integers).
+var materializeOff = [3]int32{0, 3, 1}
+
+// goduAttrlist is godu's request as the kernel reads it.
+var goduAttrlist = attrlist{bitmapcount: 5, commonattr: goduReq.common, dirattr: goduReq.dir, fileattr: goduReq.file}
+
+func fromStat(st *statT, flags uint32, r *Record) {
 	*r = Record{Ino: st.Ino, Dev: uint64(uint32(st.Dev)), Blocks: st.Blocks, Size: st.Size,
 		Nlink: uint32(st.Nlink), Type: typeOfMode(uint32(st.Mode))}
 	r.Tsec, r.Tnsec = pickTime(flags, [2]int64{st.Atim.Sec, st.Atim.Nsec},
@@ -60,12 +68,12 @@ func cstring(p *byte) string {
 }
 
 func coreStatOne(dirfd int, name *byte, mode Mode, rec *Record) syscall.Errno {
-	var st unix.Stat_t
+	var st statT
 	fl := 0
 	if mode&Follow == 0 {
 		fl = unix.AT_SYMLINK_NOFOLLOW
 	}
-	if err := unix.Fstatat(dirfd, cstring(name), &st, fl); err != nil {
+	if err := fstatat(dirfd, cstring(name), &st, fl); err != nil {
 		return err.(syscall.Errno)
 	}
 	fromStat(&st, uint32(mode), rec)
@@ -83,8 +91,8 @@ func refine(c *ctl, name []byte, r *Record) {
 	if !follow {
 		fl = unix.AT_SYMLINK_NOFOLLOW
 	}
-	var st unix.Stat_t
-	if err := unix.Fstatat(int(c.fd), string(name), &st, fl); err != nil {
+	var st statT
+	if err := fstatat(int(c.fd), string(name), &st, fl); err != nil {
 		r.Errno = int32(err.(syscall.Errno))
 		return
 	}
@@ -120,8 +128,8 @@ func coreRead(c *ctl, parent int, name *byte, r *Reader) {
 		c.fd = int32(fd)
 		c.dpos, c.dlen, c.dcount, c.eof = 0, 0, 0, 0
 		if c.flags&uint32(DirStat) != 0 {
-			var st unix.Stat_t
-			if unix.Fstat(fd, &st) == nil {
+			var st statT
+			if fstat(fd, &st) == nil {
 				c.dirDev, c.dirBlocks = uint64(uint32(st.Dev)), st.Blocks
 			}
 		}
@@ -135,14 +143,15 @@ func coreRead(c *ctl, parent int, name *byte, r *Reader) {
 			if c.eof != 0 {
 				return
 			}
-			al := attrlist{bitmapcount: 5, commonattr: goduReq.common, dirattr: goduReq.dir, fileattr: goduReq.file}
-			n, _, e := unix.Syscall6(unix.SYS_GETATTRLISTBULK, uintptr(c.fd), uintptr(unsafe.Pointer(&al)),
+			n, _, e := syscall6(sysGetattrlistbulk, uintptr(c.fd), uintptr(unsafe.Pointer(&goduAttrlist)),
 				uintptr(unsafe.Pointer(&r.dbuf[0])), uintptr(c.dbufCap), uintptr(goduReq.options), 0)
 			if e != 0 {
 				if e == unix.EINTR {
 					continue
 				}
-				if (e == unix.ENOTSUP || e == unix.EINVAL) && c.dlen == 0 {
+				if (e == unix.ENOTSUP || e == unix.EINVAL || e == unix.EACCES) && c.dlen == 0 {
+					// Never worked on this volume, or a directory that
+					// may be read but not searched: per entry instead.
 					c.flags |= fallbackFlag
 					readFallback(c, r)
 					return
@@ -181,7 +190,7 @@ func readFallback(c *ctl, r *Reader) {
 			if c.eof != 0 {
 				return
 			}
-			n, err := unix.ReadDirent(int(c.fd), r.dbuf[:c.dbufCap])
+			n, err := readDirent(int(c.fd), r.dbuf[:c.dbufCap])
 			if err != nil {
 				c.err, c.eof = int32(err.(syscall.Errno)), 1
 				return
@@ -215,12 +224,12 @@ func readFallback(c *ctl, r *Reader) {
 			return
 		}
 		var rec Record
-		var st unix.Stat_t
+		var st statT
 		fl := unix.AT_SYMLINK_NOFOLLOW
 		if c.flags&uint32(Follow) != 0 {
 			fl = 0
 		}
-		if err := unix.Fstatat(int(c.fd), string(nm), &st, fl); err == nil {
+		if err := fstatat(int(c.fd), string(nm), &st, fl); err == nil {
 			fromStat(&st, c.flags, &rec)
 		} else {
 			rec.Errno = int32(err.(syscall.Errno))
