@@ -226,6 +226,8 @@ type Reader struct {
 	tfds   []int32
 	tkids  []uint32
 	tstack []uint32
+	// The portable reader's names of one directory-entry buffer.
+	pending []string
 }
 
 // NewReader returns a Reader with buffers sized for the running system.

@@ -1,3 +1,5 @@
+//go:build !godu_portable
+
 package bulk
 
 // kernelBufSize is the getdents64 buffer: 32 KiB holds about a thousand

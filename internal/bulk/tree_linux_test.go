@@ -1,3 +1,8 @@
+//go:build !godu_portable
+
+// The subtree walk is the Linux reader's alone: the portable reader (tag
+// godu_portable) has none to test.
+
 package bulk
 
 import (

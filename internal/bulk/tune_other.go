@@ -1,4 +1,4 @@
-//go:build !darwin && (!linux || !cgo || purego)
+//go:build !darwin && (!linux || !cgo || purego || godu_portable)
 
 package bulk
 
