@@ -87,13 +87,6 @@ func portExamine(dirfd int, name string, flags uint32, r *Record) {
 	}
 }
 
-func errnoOf(err error) syscall.Errno {
-	if e, ok := err.(syscall.Errno); ok {
-		return e
-	}
-	return syscall.EIO
-}
-
 // readDirent is ReadDirent, again after EINTR.
 func readDirent(fd int, buf []byte) (int, error) {
 	for {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/dustin/go-humanize"
-	"golang.org/x/sys/unix"
 
 	"github.com/godu-sh/godu/internal/walk"
 )
@@ -32,18 +31,6 @@ type progress struct {
 	done    chan struct{}
 	walker  *walk.Walker
 	started time.Time
-}
-
-// terminalWidth reports whether fd is a terminal, and its width.
-func terminalWidth(fd int) (int, bool) {
-	ws, err := unix.IoctlGetWinsize(fd, winsizeReq)
-	if err != nil {
-		return 0, false
-	}
-	if ws.Col == 0 {
-		return 80, true
-	}
-	return int(ws.Col), true
 }
 
 func startProgress(w io.Writer, width int, wk *walk.Walker) *progress {

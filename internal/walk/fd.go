@@ -1,9 +1,8 @@
 package walk
 
 import (
-	"golang.org/x/sys/unix"
-
 	"github.com/godu-sh/godu/internal/bulk"
+	"github.com/godu-sh/godu/internal/sys"
 )
 
 // releaseFd drops one subdirectory's claim on d's descriptor; the last
@@ -37,20 +36,20 @@ func (r *run) useFd(d *dir) (int, error) {
 // once: a shed chain costs two descriptors at a time to cross, not one
 // per level. The caller holds d.fdMu; locks are taken child to parent.
 func (r *run) reopen(d *dir) (int, error) {
-	flags := unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC | unix.O_NOCTTY | unix.O_NONBLOCK
+	flags := sys.O_RDONLY | sys.O_DIRECTORY | sys.O_CLOEXEC | sys.O_NOCTTY | sys.O_NONBLOCK
 	if d.parent == nil {
 		if !r.follow {
-			flags |= unix.O_NOFOLLOW
+			flags |= sys.O_NOFOLLOW
 		}
-		return unix.Open(d.name, flags, 0)
+		return sys.Open(d.name, flags, 0)
 	}
 	if r.mode&bulk.Follow == 0 {
-		flags |= unix.O_NOFOLLOW
+		flags |= sys.O_NOFOLLOW
 	}
 	p := d.parent
 	p.fdMu.Lock()
 	if pfd := p.d.Fd(); pfd >= 0 {
-		fd, err := unix.Openat(pfd, d.name, flags, 0)
+		fd, err := sys.Openat(pfd, d.name, flags, 0)
 		p.fdMu.Unlock()
 		return fd, err
 	}
@@ -62,8 +61,8 @@ func (r *run) reopen(d *dir) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	fd, err := unix.Openat(pfd, d.name, flags, 0)
-	unix.Close(pfd)
+	fd, err := sys.Openat(pfd, d.name, flags, 0)
+	sys.Close(pfd)
 	return fd, err
 }
 
@@ -123,14 +122,10 @@ func (r *run) shed() int {
 	return n
 }
 
-// pause waits a millisecond for other workers to close descriptors. Not
-// time.Sleep: the runtime's first timer needs a descriptor of its own
-// (epoll), and there is none to be had.
-func pause() {
-	tv := unix.Timeval{Usec: 1000}
-	unix.Select(0, nil, nil, nil, &tv)
-}
+// pause waits a millisecond for other workers to close descriptors
+// (sys.Pause: without a descriptor of its own).
+func pause() { sys.Pause() }
 
 // tooManyFiles reports whether err means the process or system is out of
 // descriptors.
-func tooManyFiles(err error) bool { return err == unix.EMFILE || err == unix.ENFILE }
+func tooManyFiles(err error) bool { return err == sys.EMFILE || err == sys.ENFILE }

@@ -4,9 +4,8 @@ import (
 	"math"
 	"sync/atomic"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/godu-sh/godu/internal/bulk"
+	"github.com/godu-sh/godu/internal/sys"
 )
 
 // visit reads directory d (opening it relative to its parent, or using fd
@@ -14,7 +13,7 @@ import (
 func (r *run) visit(wk *worker, d *dir, fd int) {
 	if r.ctx.Err() != nil {
 		if d.parent == nil {
-			unix.Close(fd)
+			sys.Close(fd)
 		}
 		r.releaseFd(d.parent)
 		return
@@ -41,7 +40,7 @@ func (r *run) visit(wk *worker, d *dir, fd int) {
 		scarce := false
 		for waits := 0; ; waits++ {
 			fd := -1
-			if path := d.path(); waits > 8 && len(path) < unix.PathMax {
+			if path := d.path(); waits > 8 && len(path) < sys.PathMax {
 				fd, _ = openBeneath(path, r.mode&bulk.Follow != 0)
 			}
 			if fd >= 0 {
@@ -275,7 +274,7 @@ func (r *run) finish(d *dir) {
 // examined: following symlinks, a symlink whose target is missing is
 // reported as du reports it, without a system error (nil).
 func danglingErr(dirfd int, name string, follow bool, err error) error {
-	if !follow || err != unix.ENOENT {
+	if !follow || err != sys.ENOENT {
 		return err
 	}
 	if _, lerr := bulk.Lstat(dirfd, name, 0); lerr == nil {

@@ -40,10 +40,10 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
-	"golang.org/x/sys/unix"
 
 	"github.com/godu-sh/godu/internal/bulk"
 	"github.com/godu-sh/godu/internal/inodeset"
+	"github.com/godu-sh/godu/internal/sys"
 )
 
 // Options configures a Walker.
@@ -175,9 +175,9 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	if follow {
 		lmode |= bulk.Follow
 	}
-	rec, err := bulk.Lstat(unix.AT_FDCWD, path, lmode)
+	rec, err := bulk.Lstat(sys.AT_FDCWD, path, lmode)
 	if err != nil {
-		w.fail("access", path, danglingErr(unix.AT_FDCWD, path, follow, err))
+		w.fail("access", path, danglingErr(sys.AT_FDCWD, path, follow, err))
 		return nil, ctx.Err()
 	}
 	if w.opts.HashAll && !w.opts.CountLinks {
@@ -239,14 +239,14 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 		root.stream()
 	}
 
-	flags := unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC | unix.O_NOCTTY | unix.O_NONBLOCK
+	flags := sys.O_RDONLY | sys.O_DIRECTORY | sys.O_CLOEXEC | sys.O_NOCTTY | sys.O_NONBLOCK
 	if !follow {
-		flags |= unix.O_NOFOLLOW
+		flags |= sys.O_NOFOLLOW
 	}
-	fd, err := unix.Open(path, flags, 0)
+	fd, err := sys.Open(path, flags, 0)
 	for try := 0; tooManyFiles(err) && try < 1000; try++ {
 		pause() // other operands' walks are over; the caller may hold some
-		fd, err = unix.Open(path, flags, 0)
+		fd, err = sys.Open(path, flags, 0)
 	}
 	if err != nil {
 		w.fail("read directory", path, err)
