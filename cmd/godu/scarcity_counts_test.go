@@ -1,4 +1,4 @@
-//go:build godu_scarcity
+//go:build unix && godu_scarcity
 
 package main
 
