@@ -116,7 +116,7 @@ func (r *run) walkTree(wk *worker, d *dir) (left []*dir, direct, directLeft int)
 			done = append(done, i)
 		}
 		if r.reported(depth) {
-			c.node = &Node{Name: name, IsDir: true}
+			c.node = &Node{Name: name, IsDir: true, Type: bulk.Directory, Dev: nd.Dev, Ino: nd.Ino}
 			if !standing {
 				c.node.Totals, c.node.Own = sub[i], own(nd)
 			}

@@ -16,6 +16,9 @@ func (r *run) visit(wk *worker, d *dir, fd int) {
 			sys.Close(fd)
 		}
 		r.releaseFd(d.parent)
+		if r.em == nil {
+			r.finish(d) // the partial tree counts it, as read: itself alone
+		}
 		return
 	}
 	wk.current.Store(d)
@@ -194,7 +197,7 @@ func (r *run) take(wk *worker, d *dir, b *bulk.Batch, tree bool) {
 			}
 			c := newDir(d, string(b.Name(rec)), childDepth, rec)
 			if r.reported(childDepth) {
-				c.node = &Node{Name: c.name, IsDir: true}
+				c.node = &Node{Name: c.name, IsDir: true, Type: bulk.Directory, Dev: c.dev, Ino: c.ino}
 				if opts.Details {
 					c.node.Detail = Detail{Self: t, Dev: rec.Dev}
 				}
@@ -211,7 +214,7 @@ func (r *run) take(wk *worker, d *dir, b *bulk.Batch, tree bool) {
 		case r.em != nil:
 			r.streamFile(d, b.Name(rec), t, fileFlags(rec))
 		default:
-			files = append(files, &Node{Name: string(b.Name(rec)), Totals: t, Own: t})
+			files = append(files, &Node{Name: string(b.Name(rec)), Totals: t, Own: t, Type: rec.Type, Dev: rec.Dev, Ino: rec.Ino})
 		}
 	}
 	switch {
@@ -249,7 +252,7 @@ func (r *run) finish(d *dir) {
 		if d.node != nil {
 			d.node.Totals, d.node.Own = t, d.own.load()
 			d.node.sortChildren()
-			if r.w.opts.OnNode != nil {
+			if r.w.opts.OnNode != nil && r.ctx.Err() == nil {
 				r.w.emit(d.path(), d.node)
 			}
 		}

@@ -166,6 +166,9 @@ func (w *Walker) Errors() int64 { return w.nerrs.Load() }
 // Walk walks the tree at path and returns its root Node, or nil when the
 // operand could not be examined or had been counted already (HashAll).
 // Errors of entries go to OnError; the returned error is only ctx's.
+// When ctx ends first, the Node is the tree of what was read by then
+// (without Stream: nil), each directory's sums covering what was read of
+// it, and OnNode is called no more.
 func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	if w.opts.Exclude != nil && w.opts.Exclude(path) {
 		return nil, ctx.Err()
@@ -192,7 +195,7 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	}
 	if rec.Type != bulk.Directory {
 		t := entryTotals(&rec)
-		n := &Node{Name: path, Totals: t, Own: t}
+		n := &Node{Name: path, Totals: t, Own: t, Type: rec.Type, Dev: rec.Dev, Ino: rec.Ino}
 		w.emit(path, n)
 		if w.opts.Stream != nil {
 			w.opts.Stream(path, n)
@@ -228,7 +231,7 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 		r.treeMode |= bulk.TreeAllLinks
 	}
 	root := newDir(nil, path, 0, &rec)
-	root.node = &Node{Name: path, IsDir: true}
+	root.node = &Node{Name: path, IsDir: true, Type: bulk.Directory, Dev: rec.Dev, Ino: rec.Ino}
 	if w.opts.Details {
 		root.node.Detail = Detail{Self: entryTotals(&rec), Dev: rec.Dev}
 	}
@@ -265,7 +268,11 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	})
 	g.Wait()
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		if r.em != nil {
+			return nil, err
+		}
+		r.chargeLinks()
+		return root.node, err // what was read before the end
 	}
 	if r.em != nil {
 		r.em.kick() // every entry is complete: hands out the rest
