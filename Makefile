@@ -63,11 +63,13 @@ race:
 	$(GO) test -race -count=1 -tags purego ./...
 
 # The portable Unix reader (the BSDs', illumos' and Solaris') on Linux,
-# under the tag godu_portable: its own tests against the Linux reader, the
-# walk's, the library's and the command's differential tests against GNU
-# du. No -race: the walk above the reader is the one race already runs.
+# under the tag godu_portable: its own tests against the Linux reader and
+# lstat, the walk's, the library's and the command's differential tests
+# against GNU du (the command's binary built with the tag too). No -race:
+# the walk above the reader is the one race already runs; -short leaves
+# out the consumer module's builds, which do not use the tag.
 portable:
-	$(GO) test -count=1 -tags godu_portable . ./internal/bulk ./internal/walk ./cmd/godu
+	$(GO) test -count=1 -short -tags godu_portable . ./internal/bulk ./internal/walk ./cmd/godu
 
 unit:
 	$(GO) test -count=1 ./...

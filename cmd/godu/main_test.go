@@ -19,7 +19,7 @@ import (
 )
 
 // godu is the binary under test, built by TestMain in the same variant
-// (cgo or purego) as this test binary.
+// (cgo, purego or the portable reader) as this test binary.
 var godu string
 
 func TestMain(m *testing.M) {
@@ -31,8 +31,11 @@ func TestMain(m *testing.M) {
 	godu = filepath.Join(dir, "godu")
 	args := []string{"build", "-o", godu}
 	env := os.Environ()
-	if bulk.Variant == "purego" {
+	switch bulk.Variant {
+	case "purego":
 		args = append(args, "-tags", "purego")
+	case "portable":
+		args = append(args, "-tags", "godu_portable")
 	}
 	if raceEnabled {
 		args = append(args, "-race")
