@@ -68,8 +68,12 @@ race:
 # against GNU du (the command's binary built with the tag too). No -race:
 # the walk above the reader is the one race already runs; -short leaves
 # out the consumer module's builds, which do not use the tag.
+# TestMillionEntries is left out: it reads the peak RSS of godu from
+# wait4, which on Linux includes the test process's own (the child starts
+# on its parent's memory, vfork-style), and without -race this process
+# is past the test's 32 MiB by then, whichever reader runs.
 portable:
-	$(GO) test -count=1 -short -tags godu_portable . ./internal/bulk ./internal/walk ./cmd/godu
+	$(GO) test -count=1 -short -tags godu_portable -skip '^TestMillionEntries$$' . ./internal/bulk ./internal/walk ./cmd/godu
 
 unit:
 	$(GO) test -count=1 ./...
