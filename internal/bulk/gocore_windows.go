@@ -168,12 +168,14 @@ func coreRead(c *ctl, parent int, name *byte, r *Reader) {
 		// Handles are 32-bit values on 64-bit Windows as well.
 		c.fd = int32(h)
 		c.dpos, c.dlen, c.eof = 0, 0, 0
+	}
+	h := windows.Handle(c.fd)
+	if c.dirDev == 0 { // the entries' device: the directory's volume, opened here or by the caller
 		var info windows.ByHandleFileInformation
 		if windows.GetFileInformationByHandle(h, &info) == nil {
 			c.dirDev = uint64(info.VolumeSerialNumber)
 		}
 	}
-	h := windows.Handle(c.fd)
 	buf := r.dbuf[:c.dbufCap]
 	seen := uint32(0)
 	for {
