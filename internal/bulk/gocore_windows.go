@@ -217,13 +217,13 @@ func coreRead(c *ctl, parent int, name *byte, r *Reader) {
 		rec := &r.recs[c.nrecs]
 		winRecord(&e, c.dirDev, c.flags, rec)
 		if c.flags&uint32(NamesOnly) == 0 {
-			switch s := string(nm); {
+			switch {
 			case rec.Type == Symlink && c.flags&uint32(Follow) != 0:
-				if e := statAt(int(c.fd), s, c.flags, rec); e != 0 {
+				if e := statAt(int(c.fd), string(nm), c.flags, rec); e != 0 {
 					*rec = Record{Type: Symlink, Errno: int32(e)}
 				}
 			case rec.Type == Regular:
-				winLinks(int(c.fd), s, rec)
+				winLinks(int(c.fd), string(nm), rec)
 			}
 			if fold(c, rec) {
 				c.dpos = next
