@@ -1,3 +1,5 @@
+//go:build unix
+
 package godu_test
 
 import (
@@ -39,7 +41,8 @@ func consumer(t *testing.T) string {
 }
 
 // A program of another module builds against the package plain, vendored
-// (with cgo, with -tags purego, without cgo), and prints du -sB1's line.
+// (with cgo, with -tags purego, without cgo), and prints du -sB1's line;
+// vendored without cgo it cross-compiles for Windows.
 func TestConsumerModule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module four ways")
@@ -72,6 +75,10 @@ func TestConsumerModule(t *testing.T) {
 			t.Errorf("%s: %q (%d, %s), du %q", b.name, got.Stdout, got.Code, got.Stderr, want)
 		}
 	}
+	// Vendored and without cgo, the consumer cross-compiles for Windows,
+	// whose reader shares no file with Linux's (built, not run, here).
+	goCmd(t, dir, []string{"CGO_ENABLED=0", "GOOS=windows", "GOARCH=amd64", "GOFLAGS=-mod=vendor"},
+		"build", "-o", filepath.Join(dir, "consumer.exe"), ".")
 }
 
 // Two modules carrying copies of the engine link into one program: the C

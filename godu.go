@@ -77,6 +77,32 @@ const (
 	ChangeTime                 // last status change (st_ctime)
 )
 
+// Type is the kind of an entry.
+type Type uint8
+
+// Entry types.
+const (
+	TypeUnknown Type = iota
+	TypeFile         // a regular file
+	TypeDir          // a directory
+	TypeSymlink      // a symbolic link (on Windows, a reparse point naming another file)
+	TypeOther        // a fifo, socket or device
+)
+
+func (t Type) String() string {
+	switch t {
+	case TypeFile:
+		return "file"
+	case TypeDir:
+		return "dir"
+	case TypeSymlink:
+		return "symlink"
+	case TypeOther:
+		return "other"
+	}
+	return "unknown"
+}
+
 // Stop, returned by Options.OnNode, ends a scan early.
 var Stop = errors.New("godu: scan stopped")
 
@@ -85,8 +111,14 @@ var Stop = errors.New("godu: scan stopped")
 type Node struct {
 	// Name is the operand as given for the root, the entry's name below.
 	Name string
-	// IsDir says whether the entry is a directory.
+	// IsDir says whether the entry is a directory (Type is TypeDir).
 	IsDir bool
+	// Type is the entry's kind: a symlink is reported as such, unless
+	// followed (FollowOperand, FollowSymlinks).
+	Type Type
+	// Dev and Ino identify the entry, as lstat's st_dev and st_ino (on
+	// Windows, the volume serial number and the file ID).
+	Dev, Ino uint64
 	// DiskUsage is the space allocated, in bytes (du -B1).
 	DiskUsage int64
 	// ApparentSize is the sum of sizes, in bytes (du --apparent-size -B1).
@@ -142,7 +174,9 @@ type Progress struct {
 // entries that could not be read the Node of what could and an error
 // joining one *Error per failure (unless Options.OnError took them). An
 // operand that cannot be examined gives a nil Node and its *Error. When
-// ctx ends first, Scan returns ctx's error.
+// ctx ends first, Scan returns the tree of what was read by then (each
+// Node's sums cover what was read below it) and ctx's error; when OnNode
+// ends the scan, that tree and OnNode's error.
 func Scan(ctx context.Context, path string, opts Options) (*Node, error) {
 	return newScanner(opts, false).Scan(ctx, path)
 }
@@ -207,7 +241,10 @@ func (s *Scanner) Scan(ctx context.Context, path string) (*Node, error) {
 		err = s.stopAt
 	}
 	if err != nil {
-		return nil, err
+		if wn == nil {
+			return nil, err
+		}
+		return s.tree(path, wn), err // the partial tree
 	}
 	if wn == nil {
 		if len(s.errs) > 0 {
@@ -215,11 +252,18 @@ func (s *Scanner) Scan(ctx context.Context, path string) (*Node, error) {
 		}
 		return nil, nil // counted before by this Scanner
 	}
+	return s.tree(path, wn), errors.Join(s.errs...)
+}
+
+// tree is the Nodes of wn, with the errors met below each marked.
+func (s *Scanner) tree(path string, wn *walk.Node) *Node {
 	root := convert(wn)
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for _, p := range s.errPaths {
 		root.markError(path, p)
 	}
-	return root, errors.Join(s.errs...)
+	return root
 }
 
 // Progress returns the counts of the scan so far.
@@ -283,8 +327,8 @@ func (n *Node) markError(path, errPath string) {
 }
 
 func node(wn *walk.Node) *Node {
-	n := &Node{Name: wn.Name, IsDir: wn.IsDir, DiskUsage: wn.Blocks * 512,
-		ApparentSize: wn.Bytes, Inodes: wn.Inodes}
+	n := &Node{Name: wn.Name, IsDir: wn.IsDir, Type: Type(wn.Type), Dev: wn.Dev, Ino: wn.Ino,
+		DiskUsage: wn.Blocks * 512, ApparentSize: wn.Bytes, Inodes: wn.Inodes}
 	if wn.Time != walk.NoTime {
 		n.Latest = time.Unix(0, wn.Time)
 	}

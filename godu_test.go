@@ -1,8 +1,11 @@
+//go:build unix
+
 package godu_test
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"math/rand"
 	"os"
@@ -275,4 +278,89 @@ func TestCanceled(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 	_ = os.Getpid
+}
+
+// Canceled midway, a scan returns the tree of what it read, with ctx's
+// error: the operand's Node, sums that grow with what was read and never
+// pass the whole tree's, every Node's sums covering its children's.
+func TestCanceledPartialTree(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "t")
+	spec := map[string]string{}
+	for i := range 6 {
+		for j := range 6 {
+			for k := range 4 {
+				spec[fmt.Sprintf("a%d/b%d/f%d", i, j, k)] = "file:5000"
+			}
+		}
+	}
+	testtree.Build(t, root, spec)
+	whole, err := godu.Scan(context.Background(), root, godu.Options{Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, after := range []int64{0, 5, 40} {
+		ctx, cancel := context.WithCancel(context.Background())
+		var seen atomic.Int64
+		n, err := godu.Scan(ctx, root, godu.Options{Jobs: 1, Skip: func(string) bool {
+			if seen.Add(1) > after {
+				cancel()
+			}
+			return false
+		}})
+		cancel()
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("after %d entries (of %d asked, %d inodes): error %v, want context.Canceled", after, seen.Load(), whole.Inodes, err)
+		}
+		if n == nil || n.Name != root || !n.IsDir {
+			t.Fatalf("after %d entries: root %+v, want the operand's partial tree", after, n)
+		}
+		if n.Inodes < 1 || n.Inodes >= whole.Inodes || n.DiskUsage > whole.DiskUsage {
+			t.Errorf("after %d entries: %d inodes, %d bytes; whole tree %d, %d", after, n.Inodes, n.DiskUsage, whole.Inodes, whole.DiskUsage)
+		}
+		n.Walk(func(p string, n *godu.Node) {
+			var inodes int64
+			for _, c := range n.Children {
+				inodes += c.Inodes
+			}
+			if inodes >= n.Inodes && len(n.Children) > 0 {
+				t.Errorf("after %d entries: %s has %d inodes, its children %d", after, p, n.Inodes, inodes)
+			}
+		})
+	}
+}
+
+// Every Node carries its entry's device, inode and type, as lstat sees
+// them.
+func TestNodeIdentity(t *testing.T) {
+	dir := t.TempDir()
+	testtree.Build(t, dir, map[string]string{"d/f": "file:100", "d/l": "symlink:f", "g": "file:10"})
+	if err := os.Link(filepath.Join(dir, "g"), filepath.Join(dir, "d", "g2")); err != nil {
+		t.Fatal(err)
+	}
+	n, err := godu.Scan(context.Background(), dir, godu.Options{Files: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]godu.Type{dir: godu.TypeDir, dir + "/d": godu.TypeDir, dir + "/d/f": godu.TypeFile,
+		dir + "/d/l": godu.TypeSymlink, dir + "/g": godu.TypeFile}
+	got := 0
+	n.Walk(func(p string, n *godu.Node) {
+		var st syscall.Stat_t
+		if err := syscall.Lstat(p, &st); err != nil {
+			t.Fatal(err)
+		}
+		got++
+		if n.Dev != uint64(st.Dev) || n.Ino != uint64(st.Ino) {
+			t.Errorf("%s: dev %d ino %d, lstat %d %d", p, n.Dev, n.Ino, st.Dev, st.Ino)
+		}
+		if w, ok := want[p]; ok && n.Type != w {
+			t.Errorf("%s: type %v, want %v", p, n.Type, w)
+		}
+		if n.IsDir != (n.Type == godu.TypeDir) {
+			t.Errorf("%s: IsDir %v, type %v", p, n.IsDir, n.Type)
+		}
+	})
+	if got != 5 { // the hard link g2 is counted once, under g
+		t.Errorf("%d nodes, want 5", got)
+	}
 }

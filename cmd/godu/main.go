@@ -42,24 +42,6 @@ func init() {
 	time.AfterFunc(time.Hour, func() {}).Stop()
 }
 
-// spareDescriptors reports whether n more descriptors can be opened.
-func spareDescriptors(n int) bool {
-	var fds []int
-	defer func() {
-		for _, fd := range fds {
-			syscall.Close(fd)
-		}
-	}()
-	for range n {
-		fd, err := syscall.Dup(2)
-		if err != nil {
-			return false
-		}
-		fds = append(fds, fd)
-	}
-	return true
-}
-
 // failing is a standard stream that was closed when godu started: every
 // read or write fails as it did for du, whose descriptor stays closed.
 type failing struct{ err error }

@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -17,7 +19,7 @@ import (
 )
 
 // godu is the binary under test, built by TestMain in the same variant
-// (cgo or purego, and buildTags) as this test binary.
+// (cgo, purego or the portable reader, and buildTags) as this test binary.
 var godu string
 
 // buildTags are the build tags of this test binary that godu is built
@@ -34,8 +36,11 @@ func TestMain(m *testing.M) {
 	args := []string{"build", "-o", godu}
 	env := os.Environ()
 	tags := buildTags
-	if bulk.Variant == "purego" {
+	switch bulk.Variant {
+	case "purego":
 		tags = append(tags, "purego")
+	case "portable":
+		tags = append(tags, "godu_portable")
 	}
 	if len(tags) > 0 {
 		args = append(args, "-tags", strings.Join(tags, ","))

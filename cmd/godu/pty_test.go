@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // The pseudo-terminal runner. Every differential case that godu runs

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command godubench builds godu's benchmark trees and measures godu, GNU du,
 // the peers found on PATH and the floor walker on each, printing one
 // markdown table per tree. It is what `make bench` runs.

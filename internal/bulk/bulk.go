@@ -24,7 +24,10 @@
 //
 // Build variants: with cgo (the default) the loop runs in C (csrc/); with the
 // build tag purego, or without cgo, the same syscalls are made from Go
-// through golang.org/x/sys/unix. Both return the same Records.
+// through golang.org/x/sys/unix. Both return the same Records. The other
+// Unixes have the portable reader (ReadDirent + fstatat, in Go; on Linux
+// under the build tag godu_portable), Windows its own (a directory
+// listing that carries each entry's allocation size).
 package bulk
 
 import "syscall"
@@ -236,6 +239,8 @@ type Reader struct {
 	// The subtree walk's hard-link records and their names.
 	trecs   []Record
 	tlnames []byte
+	// The portable reader's names of one directory-entry buffer.
+	pending []string
 }
 
 // NewReader returns a Reader with buffers sized for the running system.

@@ -253,3 +253,40 @@ func BenchmarkRead(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/entry")
 	})
 }
+
+// An entry listed and gone before it is examined (the split path) comes
+// back as an error record that still carries its name, in every core.
+func TestStatKeepsNameOnError(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"a", "gone", "z"} {
+		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, co := range cores {
+		r := NewReader()
+		var d Dir
+		d.Open(unix.AT_FDCWD, dir, NamesOnly, 0)
+		d.c.recCap, d.c.namesCap, d.c.dbufCap = uint32(len(r.recs)), uint32(len(r.names)), uint32(len(r.dbuf))
+		co.read(&d.c, d.parent, r.cname(d.name), r)
+		b, err := r.batch(&d)
+		if err != nil || len(b.Records) != 3 {
+			t.Fatalf("%s: listed %d records, %v", name, len(b.Records), err)
+		}
+		gone := filepath.Join(dir, "gone")
+		if err := os.Remove(gone); err != nil {
+			t.Fatal(err)
+		}
+		c := ctl{nrecs: uint32(len(b.Records))}
+		co.stat(&c, d.Fd(), r)
+		got := map[string]int32{}
+		for _, rec := range r.recs[:c.nrecs] {
+			got[string(b.Name(&rec))] = rec.Errno
+		}
+		if len(got) != 3 || got["gone"] != int32(unix.ENOENT) || got["a"] != 0 || got["z"] != 0 {
+			t.Errorf("%s: examined %v, want a and z without error and gone with ENOENT", name, got)
+		}
+		d.Close()
+		os.WriteFile(gone, nil, 0o644)
+	}
+}

@@ -1,4 +1,4 @@
-//go:build !godu_xnu
+//go:build !godu_xnu && !godu_portable
 
 package bulk
 

@@ -1,4 +1,4 @@
-//go:build cgo && !purego && (linux || darwin)
+//go:build cgo && !purego && !godu_portable && (linux || darwin)
 
 package bulk
 

@@ -1,28 +1,11 @@
-//go:build linux || darwin
-
 package bulk
 
 import (
 	"math"
-
-	"golang.org/x/sys/unix"
+	"syscall"
 )
 
 // The Go cores' shared pieces, mirroring csrc/bulk_common.h.
-
-func typeOfMode(mode uint32) Type {
-	switch mode & unix.S_IFMT {
-	case unix.S_IFREG:
-		return Regular
-	case unix.S_IFDIR:
-		return Directory
-	case unix.S_IFLNK:
-		return Symlink
-	case 0:
-		return Unknown
-	}
-	return Other
-}
 
 // fold adds r to c's sums and reports whether r may be folded: a file that
 // is not a directory, has one link, was examined without error, sits on
@@ -93,9 +76,10 @@ func statBatch(c *ctl, r *Reader, examine func(name *byte, rec *Record)) {
 	c.nrecs = kept
 }
 
-// closeCtl closes the directory of c.
-func closeCtl(c *ctl) error {
-	err := unix.Close(int(c.fd))
-	c.fd = -1
-	return err
+// errnoOf is err's errno, EIO for an error that carries none.
+func errnoOf(err error) syscall.Errno {
+	if e, ok := err.(syscall.Errno); ok {
+		return e
+	}
+	return syscall.EIO
 }

@@ -93,7 +93,7 @@ func statOne(dirfd int, name *byte, flags uint32, r *Record) syscall.Errno {
 func examine(dirfd int, name *byte, flags uint32, r *Record) {
 	dtype := r.Type
 	if e := statOne(dirfd, name, flags, r); e != 0 {
-		*r = Record{Ino: r.Ino, Type: dtype, Errno: int32(e)}
+		*r = Record{Ino: r.Ino, Type: dtype, Errno: int32(e), NameOff: r.NameOff, NameLen: r.NameLen}
 	}
 }
 

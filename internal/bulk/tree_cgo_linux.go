@@ -1,4 +1,4 @@
-//go:build cgo && !purego && !godu_xnu
+//go:build cgo && !purego && !godu_xnu && !godu_portable
 
 package bulk
 

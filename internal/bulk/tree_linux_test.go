@@ -1,4 +1,7 @@
-//go:build !godu_xnu
+//go:build !godu_xnu && !godu_portable
+
+// The subtree walk is the Linux reader's alone: the darwin reader (tag
+// godu_xnu) and the portable reader (tag godu_portable) have none to test.
 
 package bulk
 

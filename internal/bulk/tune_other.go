@@ -1,4 +1,4 @@
-//go:build !darwin && !godu_xnu && (!linux || !cgo || purego)
+//go:build !darwin && !godu_xnu && (!linux || !cgo || purego || godu_portable)
 
 package bulk
 

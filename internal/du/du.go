@@ -267,9 +267,8 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 // earlier operand, so every file must be remembered from the start.
 func laterFileOperand(operands []string, follow bool) bool {
 	for _, op := range operands[min(1, len(operands)):] {
-		var st syscall.Stat_t
-		if syscall.Lstat(op, &st) == nil && st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
-			if !follow || syscall.Stat(op, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+		if fi, err := os.Lstat(op); err == nil && !fi.IsDir() {
+			if fi, err := os.Stat(op); !follow || err != nil || !fi.IsDir() {
 				return true
 			}
 		}

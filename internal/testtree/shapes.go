@@ -1,3 +1,5 @@
+//go:build unix
+
 package testtree
 
 import (
@@ -131,7 +133,7 @@ func (g *gen) file(dir, i int) string {
 	}
 	unix.Close(fd)
 	if g.s.Outside {
-		if err := unix.Linkat(dir, name, g.out, fmt.Sprint("o", g.n), 0); err != nil {
+		if err := linkat(dir, name, g.out, fmt.Sprint("o", g.n)); err != nil {
 			g.t.Fatal(err)
 		}
 	}
@@ -151,7 +153,7 @@ func (g *gen) chain(fd, depth int, comb bool) {
 			if err := unix.Mkdirat(fd, g.name('e'), 0o755); err != nil {
 				g.t.Fatal(err)
 			}
-			if err := unix.Symlinkat("..", fd, g.name('s')); err != nil {
+			if err := symlinkat("..", fd, g.name('s')); err != nil {
 				g.t.Fatal(err)
 			}
 		}
@@ -210,11 +212,11 @@ func (g *gen) random(root, entries int) {
 				g.t.Fatal(err)
 			}
 		case r < 28:
-			if err := unix.Symlinkat("../nowhere", top, g.name('s')); err != nil {
+			if err := symlinkat("../nowhere", top, g.name('s')); err != nil {
 				g.t.Fatal(err)
 			}
 		case r < 34 && last != "":
-			if err := unix.Linkat(top, last, top, g.name('h'), 0); err != nil {
+			if err := linkat(top, last, top, g.name('h')); err != nil {
 				g.t.Fatal(err)
 			}
 		default:

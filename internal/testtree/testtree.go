@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package testtree builds file trees for godu's tests and runs GNU du on
 // them as the oracle. It is test support only.
 package testtree
@@ -257,7 +259,7 @@ func Random(t testing.TB, dir string, rng *rand.Rand, levels, files, subdirs, li
 			os.Symlink("f0", filepath.Join(dir, "sl"))
 		}
 		if rng.Intn(9) == 0 {
-			syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644)
+			unix.Mkfifo(filepath.Join(dir, "fifo"), 0o644)
 		}
 		for i, n := 0, rng.Intn(subdirs); level < levels && i < n; i++ {
 			mk(filepath.Join(dir, fmt.Sprintf("d%d", i)), level+1)

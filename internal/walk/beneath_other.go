@@ -2,11 +2,11 @@
 
 package walk
 
-import "golang.org/x/sys/unix"
+import "github.com/godu-sh/godu/internal/sys"
 
 // openBeneath has no kernel to refuse symlinks on the way here: the caller
 // opens the directory below its parent's descriptor.
-func openBeneath(string, bool) (int, error) { return -1, unix.ENOSYS }
+func openBeneath(string, bool) (int, error) { return -1, sys.ENOSYS }
 
 // sameDir reports whether fd, a directory opened anew by a path, is the
 // directory d was listed as (device and inode), as fts checks for du: a
@@ -17,12 +17,6 @@ func sameDir(fd int, d *dir) bool {
 	return ok && dev == d.dev && ino == d.ino
 }
 
-// dirID is the device and inode of the directory open as fd, the device
-// numbered as the readers number it.
-func dirID(fd int) (dev, ino uint64, ok bool) {
-	var st unix.Stat_t
-	if unix.Fstat(fd, &st) != nil {
-		return 0, 0, false
-	}
-	return uint64(uint32(st.Dev)), uint64(st.Ino), true
-}
+// dirID is the device and inode of the directory open as fd, numbered as
+// the readers number them.
+func dirID(fd int) (dev, ino uint64, ok bool) { return sys.DirID(fd) }

@@ -4,14 +4,13 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/godu-sh/godu/internal/bulk"
+	"github.com/godu-sh/godu/internal/sys"
 )
 
 // dirFlags are the flags every directory of a walk is opened with, beside
 // O_NOFOLLOW where symlinks are not followed.
-const dirFlags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC | unix.O_NOCTTY | unix.O_NONBLOCK
+const dirFlags = sys.O_RDONLY | sys.O_DIRECTORY | sys.O_CLOEXEC | sys.O_NOCTTY | sys.O_NONBLOCK
 
 // descriptor is a directory being read (a bulk.Dir) and the lifetime of
 // its descriptor once it is read: the descriptor stays open while
@@ -94,8 +93,8 @@ func (sc *scan) useFd(d *dir) (int, error) {
 		scarcity.reopened.Add(1)
 		fd, err := sc.reopen(d)
 		if err == nil && !sameDir(fd, d) {
-			unix.Close(fd)
-			return -1, unix.ENOENT // another directory is at its path now
+			sys.Close(fd)
+			return -1, sys.ENOENT // another directory is at its path now
 		}
 		return fd, err
 	}, sc.mode, d.dev)
@@ -113,9 +112,9 @@ func (sc *scan) releaseFd(d *dir) {
 func (sc *scan) openOperand(path string) (int, error) {
 	flags := dirFlags
 	if !sc.follow {
-		flags |= unix.O_NOFOLLOW
+		flags |= sys.O_NOFOLLOW
 	}
-	return unix.Open(path, flags, 0)
+	return sys.Open(path, flags, 0)
 }
 
 // reopen opens d anew, from its nearest ancestor that holds a descriptor
@@ -130,19 +129,19 @@ func (sc *scan) reopen(d *dir) (int, error) {
 		// (a symlink, say) put there.
 		fd, err := sc.openOperand(d.name)
 		if err == nil && !sameDir(fd, d) {
-			unix.Close(fd)
-			return -1, unix.ENOENT
+			sys.Close(fd)
+			return -1, sys.ENOENT
 		}
 		return fd, err
 	}
 	flags := dirFlags
 	if sc.mode&bulk.Follow == 0 {
-		flags |= unix.O_NOFOLLOW
+		flags |= sys.O_NOFOLLOW
 	}
 	p := d.parent
 	p.fd.lock()
 	if pfd := p.fd.Fd(); pfd >= 0 {
-		fd, err := unix.Openat(pfd, d.name, flags, 0)
+		fd, err := sys.Openat(pfd, d.name, flags, 0)
 		p.fd.unlock()
 		return fd, err
 	}
@@ -155,7 +154,7 @@ func (sc *scan) reopen(d *dir) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	fd, err := unix.Openat(pfd, d.name, flags, 0)
-	unix.Close(pfd)
+	fd, err := sys.Openat(pfd, d.name, flags, 0)
+	sys.Close(pfd)
 	return fd, err
 }

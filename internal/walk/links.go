@@ -39,6 +39,7 @@ type linkClaim struct {
 	dir  *dir
 	name string
 	t    Totals
+	typ  bulk.Type
 }
 
 // linkTable maps hard-linked files to their claims. Files on the walk's
@@ -119,7 +120,7 @@ func (sc *scan) claim(wk *worker, d *dir, b *bulk.Batch, links []int32) {
 		c := sc.links.get(k)
 		switch {
 		case c == nil:
-			sc.links.put(k, &linkClaim{dir: d, name: string(name), t: entryTotals(rec)})
+			sc.links.put(k, &linkClaim{dir: d, name: string(name), t: entryTotals(rec), typ: rec.Type})
 			continue
 		case c.after(d, name):
 			c.dir, c.name = d, string(name)
@@ -155,7 +156,7 @@ func (sc *scan) chargeLinks() {
 		}
 		n.Own.Add(c.t)
 		if sc.w.opts.ListFiles && sc.reported(c.dir.depth+1) {
-			n.Children = append(n.Children, &Node{Name: c.name, Totals: c.t, Own: c.t})
+			n.Children = append(n.Children, &Node{Name: c.name, Totals: c.t, Own: c.t, Type: c.typ, Dev: k.Dev, Ino: k.Ino})
 			resort[n] = true
 		}
 	})

@@ -1,6 +1,6 @@
 package walk
 
-import "golang.org/x/sys/unix"
+import "github.com/godu-sh/godu/internal/sys"
 
 // openScarce calls open, which opens (and reads) directory d, until it
 // opens d or fails for another reason than a lack of descriptors, at most
@@ -89,10 +89,9 @@ func (sc *scan) shed() int {
 // time.Sleep: the runtime's first timer needs a descriptor of its own
 // (epoll), and there is none to be had.
 func pause() {
-	tv := unix.Timeval{Usec: 1000}
-	unix.Select(0, nil, nil, nil, &tv)
+	sys.Pause()
 }
 
 // tooManyFiles reports whether err means the process or system is out of
 // descriptors.
-func tooManyFiles(err error) bool { return err == unix.EMFILE || err == unix.ENFILE }
+func tooManyFiles(err error) bool { return err == sys.EMFILE || err == sys.ENFILE }

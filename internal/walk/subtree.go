@@ -111,7 +111,7 @@ func (sc *scan) readSubtrees(wk *worker, d *dir) (left []*dir, direct, directLef
 			done = append(done, i)
 		}
 		if sc.reported(depth) {
-			c.node = &Node{Name: name, IsDir: true}
+			c.node = &Node{Name: name, IsDir: true, Type: bulk.Directory, Dev: nd.Dev, Ino: nd.Ino}
 			if !standing {
 				c.node.Totals, c.node.Own = sub[i], own(nd)
 			}

@@ -37,6 +37,9 @@ type Node struct {
 	// Name is the operand as given for a root, the entry's name otherwise.
 	Name  string
 	IsDir bool
+	// Type, Dev and Ino are the entry's kind, st_dev and st_ino.
+	Type     bulk.Type
+	Dev, Ino uint64
 	// Totals covers the whole subtree.
 	Totals
 	// Own covers the entry itself and, for a directory, the files directly

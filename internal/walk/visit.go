@@ -3,9 +3,8 @@ package walk
 import (
 	"sync/atomic"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/godu-sh/godu/internal/bulk"
+	"github.com/godu-sh/godu/internal/sys"
 )
 
 // visit reads directory d (opening it relative to its parent, or using fd
@@ -13,9 +12,12 @@ import (
 func (sc *scan) visit(wk *worker, d *dir, fd int) {
 	if sc.ctx.Err() != nil {
 		if d.parent == nil {
-			unix.Close(fd)
+			sys.Close(fd)
 		}
 		sc.releaseFd(d.parent)
+		if sc.em == nil {
+			sc.partDone(d) // the partial tree counts it, as read: itself alone
+		}
 		return
 	}
 	wk.current.Store(d)
@@ -37,11 +39,11 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) {
 		err = sc.openScarce(d, func(waits int) (bool, error) {
 			fd := -1
 			if waits > 8 {
-				if path := d.path(); len(path) < unix.PathMax {
+				if path := d.path(); len(path) < sys.PathMax {
 					scarcity.byPath.Add(1)
 					fd, _ = openBeneath(path, sc.mode&bulk.Follow != 0)
 					if fd >= 0 && !sameDir(fd, d) { // renamed meanwhile: below the parent, then
-						unix.Close(fd)
+						sys.Close(fd)
 						fd = -1
 					}
 				}
@@ -184,7 +186,7 @@ func (sc *scan) addBatch(wk *worker, d *dir, b *bulk.Batch, toSubtree bool) {
 			}
 			c := newDir(d, string(b.Name(rec)), childDepth, rec)
 			if sc.reported(childDepth) {
-				c.node = &Node{Name: c.name, IsDir: true}
+				c.node = &Node{Name: c.name, IsDir: true, Type: bulk.Directory, Dev: c.dev, Ino: c.ino}
 				if opts.Details {
 					c.node.Detail = Detail{Self: t, Dev: rec.Dev}
 				}
@@ -201,7 +203,7 @@ func (sc *scan) addBatch(wk *worker, d *dir, b *bulk.Batch, toSubtree bool) {
 		case sc.em != nil:
 			sc.streamFile(d, b.Name(rec), t, fileFlags(rec))
 		default:
-			files = append(files, &Node{Name: string(b.Name(rec)), Totals: t, Own: t})
+			files = append(files, &Node{Name: string(b.Name(rec)), Totals: t, Own: t, Type: rec.Type, Dev: rec.Dev, Ino: rec.Ino})
 		}
 	}
 	switch {
@@ -239,7 +241,7 @@ func (sc *scan) partDone(d *dir) {
 		if d.node != nil {
 			d.node.Totals, d.node.Own = t, d.own.load()
 			d.node.sortChildren()
-			if sc.w.opts.OnNode != nil {
+			if sc.w.opts.OnNode != nil && sc.ctx.Err() == nil {
 				sc.w.emit(d.path(), d.node)
 			}
 		}
@@ -264,7 +266,7 @@ func (sc *scan) partDone(d *dir) {
 // examined: following symlinks, a symlink whose target is missing is
 // reported as du reports it, without a system error (nil).
 func danglingErr(dirfd int, name string, follow bool, err error) error {
-	if !follow || err != unix.ENOENT {
+	if !follow || err != sys.ENOENT {
 		return err
 	}
 	if _, lerr := bulk.Lstat(dirfd, name, 0); lerr == nil {

@@ -49,10 +49,10 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
-	"golang.org/x/sys/unix"
 
 	"github.com/godu-sh/godu/internal/bulk"
 	"github.com/godu-sh/godu/internal/inodeset"
+	"github.com/godu-sh/godu/internal/sys"
 )
 
 // Options configures a Walker.
@@ -172,6 +172,9 @@ func New(opts Options) *Walker {
 // Walk walks the tree at path and returns its root Node, or nil when the
 // operand could not be examined or had been counted already (HashAll).
 // Errors of entries go to OnError; the returned error is only ctx's.
+// When ctx ends first, the Node is the tree of what was read by then
+// (without Stream: nil), each directory's sums covering what was read of
+// it, and OnNode is called no more.
 func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	if w.opts.Exclude != nil && w.opts.Exclude(path) {
 		return nil, ctx.Err()
@@ -181,9 +184,9 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	if follow {
 		lmode |= bulk.Follow
 	}
-	rec, err := bulk.Lstat(unix.AT_FDCWD, path, lmode)
+	rec, err := bulk.Lstat(sys.AT_FDCWD, path, lmode)
 	if err != nil {
-		w.fail("access", path, danglingErr(unix.AT_FDCWD, path, follow, err))
+		w.fail("access", path, danglingErr(sys.AT_FDCWD, path, follow, err))
 		return nil, ctx.Err()
 	}
 	if w.opts.HashAll && !w.opts.CountLinks {
@@ -198,7 +201,7 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	}
 	if rec.Type != bulk.Directory {
 		t := entryTotals(&rec)
-		n := &Node{Name: path, Totals: t, Own: t}
+		n := &Node{Name: path, Totals: t, Own: t, Type: rec.Type, Dev: rec.Dev, Ino: rec.Ino}
 		w.emit(path, n)
 		if w.opts.Stream != nil {
 			w.opts.Stream(path, n)
@@ -234,7 +237,7 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 		sc.subtreeMode |= bulk.TreeAllLinks
 	}
 	root := newDir(nil, path, 0, &rec)
-	root.node = &Node{Name: path, IsDir: true}
+	root.node = &Node{Name: path, IsDir: true, Type: bulk.Directory, Dev: rec.Dev, Ino: rec.Ino}
 	if w.opts.Details {
 		root.node.Detail = Detail{Self: entryTotals(&rec), Dev: rec.Dev}
 	}
@@ -285,7 +288,11 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	}
 	w.workMu.Unlock()
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		if sc.em != nil {
+			return nil, err
+		}
+		sc.chargeLinks()
+		return root.node, err // what was read before the end
 	}
 	if sc.em != nil {
 		sc.em.kick() // every entry is complete: hands out the rest

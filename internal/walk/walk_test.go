@@ -1,3 +1,5 @@
+//go:build unix
+
 package walk
 
 import (
@@ -120,8 +122,14 @@ func TestCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	n, err := New(Options{}).Walk(ctx, root)
-	if err == nil || n != nil {
+	// Nothing was read: the operand's Node counts itself alone.
+	if err != context.Canceled || n == nil || n.Inodes != 1 || len(n.Children) != 0 {
 		t.Fatalf("canceled walk returned %v, %v", n, err)
+	}
+	// With Stream, no tree.
+	n, err = New(Options{Stream: func(string, *Node) {}}).Walk(ctx, root)
+	if err != context.Canceled || n != nil {
+		t.Fatalf("canceled streaming walk returned %v, %v", n, err)
 	}
 }
 

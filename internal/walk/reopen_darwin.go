@@ -1,5 +1,0 @@
-package walk
-
-// reopenBeneath: macOS has no openat2; the caller walks down from the
-// nearest ancestor that holds a descriptor, one O_NOFOLLOW open a level.
-func (sc *scan) reopenBeneath(d *dir, flags int) (int, bool) { return -1, false }
