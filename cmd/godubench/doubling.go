@@ -16,9 +16,11 @@ import (
 // doubling measures godu -s on trees that double one dimension at a time,
 // the others fixed: entries (directories of 100 files), depth (a chain,
 // a file at each level) and name length (20,000 files in 200 directories).
-// Each step: godu and the floor timed in turns (median of rounds), peak
-// RSS under /usr/bin/time. Linear growth shows as a time ratio of about 2
-// per step, flat ns per entry and a flat or slowly growing RSS.
+// Each step: godu and the floor timed in turns (median of rounds, of the
+// wall time and of the CPU time, user and system, which a loaded machine
+// disturbs less), peak RSS under /usr/bin/time. Linear growth shows as a
+// ratio of about 2 per step, flat ns per entry and an RSS that grows no
+// faster than the input.
 func doubling(dir, godu, floor string, rounds int) {
 	type step struct {
 		label string
@@ -42,7 +44,7 @@ func doubling(dir, godu, floor string, rounds int) {
 			func(root string) error { return filesIn(root, 200, 100, l) }})
 	}
 	for _, dim := range dims {
-		fmt.Printf("### doubling: %s\n\n| tree | entries | godu -s | × previous | ns/entry | floor | godu/floor | godu peak RSS |\n|---|---:|---:|---:|---:|---:|---:|---:|\n", dim.name)
+		fmt.Printf("### doubling: %s\n\n| tree | entries | godu -s | CPU | CPU × previous | CPU ns/entry | floor | floor CPU | godu/floor (CPU) | godu peak RSS |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n", dim.name)
 		prev := 0.0
 		for _, s := range dim.steps {
 			root := filepath.Join(dir, "doubling", strings.ReplaceAll(s.label, " ", "-"))
@@ -54,47 +56,52 @@ func doubling(dir, godu, floor string, rounds int) {
 				}
 				os.WriteFile(root+".done", nil, 0o644)
 			}
-			g, f := pairedMedians([]string{godu, "-s", root}, []string{floor, root}, rounds)
+			g, f, gc, fc := pairedMedians([]string{godu, "-s", root}, []string{floor, root}, rounds)
 			rss, _, err := timeRSS([]string{godu, "-s", root})
 			if err != nil {
 				fatal(err)
 			}
 			ratio := "–"
 			if prev > 0 {
-				ratio = fmt.Sprintf("%.2f", g/prev)
+				ratio = fmt.Sprintf("%.2f", gc/prev)
 			}
-			prev = g
-			fmt.Printf("| %s | %d | %.1f ms | %s | %.0f | %.1f ms | %.2f | %.1f MiB |\n", s.label, s.n, g*1e3, ratio,
-				g*1e9/float64(s.n), f*1e3, g/f, float64(rss)/1024)
+			prev = gc
+			fmt.Printf("| %s | %d | %.1f ms | %.1f ms | %s | %.0f | %.1f ms | %.1f ms | %.2f | %.1f MiB |\n", s.label, s.n,
+				g*1e3, gc*1e3, ratio, gc*1e9/float64(s.n), f*1e3, fc*1e3, gc/fc, float64(rss)/1024)
 		}
 		fmt.Println()
 	}
 }
 
 // pairedMedians runs a and b in turns, rounds times after a warm-up, and
-// returns the median of each one's times in seconds.
-func pairedMedians(a, b []string, rounds int) (float64, float64) {
-	var ta, tb []float64
+// returns the median of each one's wall times, then of its CPU times, in
+// seconds.
+func pairedMedians(a, b []string, rounds int) (float64, float64, float64, float64) {
+	var ta, tb, ca, cb []float64
 	for r := -1; r < rounds; r++ {
 		for k, argv := range [][]string{a, b} {
 			start := time.Now()
-			if err := exec.Command(argv[0], argv[1:]...).Run(); err != nil {
+			cmd := exec.Command(argv[0], argv[1:]...)
+			if err := cmd.Run(); err != nil {
 				fatal(fmt.Errorf("%s: %v", argv[0], err))
 			}
 			d := time.Since(start).Seconds()
+			c := (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
 			if r < 0 {
 				continue
 			}
 			if k == 0 {
-				ta = append(ta, d)
+				ta, ca = append(ta, d), append(ca, c)
 			} else {
-				tb = append(tb, d)
+				tb, cb = append(tb, d), append(cb, c)
 			}
 		}
 	}
-	sort.Float64s(ta)
-	sort.Float64s(tb)
-	return ta[len(ta)/2], tb[len(tb)/2]
+	med := func(x []float64) float64 {
+		sort.Float64s(x)
+		return x[len(x)/2]
+	}
+	return med(ta), med(tb), med(ca), med(cb)
 }
 
 // filesIn makes dirs directories of files empty files each below root,
