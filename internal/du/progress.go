@@ -6,22 +6,61 @@ package du
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
-	"github.com/dustin/go-humanize"
-
 	"github.com/godu-sh/godu/internal/walk"
 )
+
+// comma is n with its digits in groups of three, as go-humanize's Comma
+// writes it. (That package compiles regular expressions in its init, a
+// tenth of godu's start-up, for two functions of a few lines.)
+func comma(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// iBytes is s bytes in binary units, as go-humanize's IBytes writes it:
+// "9 B", "1.5 KiB", "20 KiB".
+func iBytes(s uint64) string {
+	if s < 10 {
+		return fmt.Sprintf("%d B", s)
+	}
+	sizes := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	e := math.Floor(math.Log(float64(s)) / math.Log(1024))
+	val := math.Floor(float64(s)/math.Pow(1024, e)*10+0.5) / 10
+	f := "%.0f %s"
+	if val < 10 {
+		f = "%.1f %s"
+	}
+	return fmt.Sprintf(f, val, sizes[int(e)])
+}
 
 // printStats writes --stats' summary.
 func printStats(w io.Writer, prog string, s walk.Stats, elapsed time.Duration, jobs int) {
 	entries := s.Dirs + s.Files
 	rate := float64(entries) / elapsed.Seconds()
 	fmt.Fprintf(w, "%s: %s directories, %s files, %s hard links counted once, %s errors, %.3f s, %s entries/s, %d workers\n",
-		prog, humanize.Comma(s.Dirs), humanize.Comma(s.Files), humanize.Comma(s.LinksSkipped),
-		humanize.Comma(s.Errors), elapsed.Seconds(), humanize.Comma(int64(rate)), jobs)
+		prog, comma(s.Dirs), comma(s.Files), comma(s.LinksSkipped),
+		comma(s.Errors), elapsed.Seconds(), comma(int64(rate)), jobs)
 }
 
 // progress is the self-rewriting status line on a terminal's stderr.
@@ -76,8 +115,8 @@ func (p *progress) draw() {
 	s := p.walker.Stats()
 	n := s.Dirs + s.Files
 	el := time.Since(p.started).Seconds()
-	line := fmt.Sprintf("%s entries, %s, %s/s, %s", humanize.Comma(n), humanize.IBytes(uint64(s.Blocks)*512),
-		humanize.Comma(int64(float64(n)/el)), TerminalSafe(p.walker.Current()))
+	line := fmt.Sprintf("%s entries, %s, %s/s, %s", comma(n), iBytes(uint64(s.Blocks)*512),
+		comma(int64(float64(n)/el)), TerminalSafe(p.walker.Current()))
 	line = FitWidth(line, p.width-1)
 	p.mu.Lock()
 	fmt.Fprintf(p.w, "\r\x1b[K%s", line)
