@@ -12,7 +12,6 @@
 #include "bulk.h"
 
 /* The constants of the SDK's sys/attr.h that the parser knows. */
-#define GODU_ATTR_BIT_MAP_COUNT 5
 #define GODU_ATTR_CMN_NAME 0x00000001u
 #define GODU_ATTR_CMN_DEVID 0x00000002u
 #define GODU_ATTR_CMN_FSID 0x00000004u

@@ -88,7 +88,6 @@ typedef struct godu_ctl {
 	int64_t sum_size;   /* out: folded regular files' and symlinks' st_size */
 	uint64_t sum_count; /* out: number of folded files */
 	uint64_t dir_dev;   /* out (GODU_DIR_STAT): st_dev of the opened directory */
-	int64_t dir_blocks; /* out (GODU_DIR_STAT): st_blocks of the opened directory */
 	int64_t tmax_sec;   /* out: latest time among folded files */
 	int64_t tmax_nsec;
 	uint64_t aux;       /* private: darwin's fallback DIR stream, else 0 */

@@ -197,10 +197,8 @@ GODU_FN int godu_read(godu_ctl *c, int parentfd, const char *name, godu_rec *rec
 			/* A mount point's record shows the covered directory;
 			 * the opened fd is the mounted volume's root. */
 			struct stat st;
-			if (fstat(fd, &st) == 0) {
+			if (fstat(fd, &st) == 0)
 				c->dir_dev = (uint32_t)st.st_dev;
-				c->dir_blocks = st.st_blocks;
-			}
 		}
 	}
 	if (c->flags & GODU_FALLBACK)

@@ -119,7 +119,6 @@ type ctl struct {
 	sumSize   int64
 	sumCount  uint64
 	dirDev    uint64
-	dirBlocks int64
 	tmaxSec   int64
 	tmaxNsec  int64
 	aux       uint64

@@ -28,6 +28,6 @@ const (
 	_ = uintptr(unsafe.Offsetof(C.godu_rec{}._type) - unsafe.Offsetof(Record{}.Type))
 	_ = uintptr(unsafe.Offsetof(ctl{}.foldDev) - unsafe.Offsetof(C.godu_ctl{}.fold_dev))
 	_ = uintptr(unsafe.Offsetof(C.godu_ctl{}.fold_dev) - unsafe.Offsetof(ctl{}.foldDev))
-	_ = uintptr(unsafe.Offsetof(ctl{}.dirBlocks) - unsafe.Offsetof(C.godu_ctl{}.dir_blocks))
-	_ = uintptr(unsafe.Offsetof(C.godu_ctl{}.dir_blocks) - unsafe.Offsetof(ctl{}.dirBlocks))
+	_ = uintptr(unsafe.Offsetof(ctl{}.tmaxSec) - unsafe.Offsetof(C.godu_ctl{}.tmax_sec))
+	_ = uintptr(unsafe.Offsetof(C.godu_ctl{}.tmax_sec) - unsafe.Offsetof(ctl{}.tmaxSec))
 )

@@ -130,7 +130,7 @@ func coreRead(c *ctl, parent int, name *byte, r *Reader) {
 		if c.flags&uint32(DirStat) != 0 {
 			var st statT
 			if fstat(fd, &st) == nil {
-				c.dirDev, c.dirBlocks = uint64(uint32(st.Dev)), st.Blocks
+				c.dirDev = uint64(uint32(st.Dev))
 			}
 		}
 	}

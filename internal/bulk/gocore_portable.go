@@ -125,7 +125,7 @@ func portRead(c *ctl, parent int, name *byte, r *Reader) {
 		if c.flags&uint32(DirStat) != 0 {
 			var st unix.Stat_t
 			if unix.Fstat(fd, &st) == nil {
-				c.dirDev, c.dirBlocks = uint64(st.Dev), int64(st.Blocks)
+				c.dirDev = uint64(st.Dev)
 			}
 		}
 	}
