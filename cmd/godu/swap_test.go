@@ -22,15 +22,15 @@ import (
 // TestSymlinkSwapUnderScarcity: while godu walks under so few descriptors
 // that it sheds directories' descriptors, reopens them from an ancestor by
 // openat2 and opens directories by their path from the operand, a helper
-// keeps swapping an intermediate directory (op/a/mid) for a symlink: to a
-// tree outside the operand (by an absolute and by a relative target) and
-// to a sibling inside it (op/b, which du would never reach through a
-// symlink). The trees the symlinks lead to hold the same directory names
-// as mid's, so a path resolved through the symlink opens; their files are
-// sparse and huge. For every run:
+// keeps swapping an intermediate directory (op/a/mid), and in turn all of
+// mid's subdirectories at once, for symlinks: to a tree outside the
+// operand (by an absolute and by a relative target) and to a sibling inside
+// it (op/b, which du would never reach through a symlink). The trees the
+// symlinks lead to hold the same directory names, so a path resolved
+// through a symlink opens; their files are sparse and huge. For every run:
 //   - godu names no path that du names in no state of the tree;
 //   - its total lies between the least and the greatest of du's totals over
-//     the tree's states (mid in place, gone, each symlink): an outside or
+//     the tree's states (in place, moved away, each symlink): an outside or
 //     doubly counted file would add a GiB;
 //   - it exits 0 or 1, and says nothing but du's "cannot read directory"
 //     and "cannot access" messages.
