@@ -3,11 +3,13 @@
 package main
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/godu-sh/godu/internal/testtree"
 )
@@ -44,6 +46,36 @@ func TestFewDescriptors(t *testing.T) {
 			default:
 				t.Errorf("ulimit -n %d, %q: godu %+v\ndu %+v", n, args, got, want)
 			}
+		}
+	}
+}
+
+// TestDeepChainFewDescriptors: a chain deeper than PATH_MAX under a limit
+// that leaves the walk one or two descriptors ends, and soon: with du's
+// output, or with a "Too many open files" message and status 1 (du itself
+// stops at the second level there). Each directory below the first shed
+// one costs a bounded number of tries, not a millisecond's pause per try
+// and a thousand tries where no way to open it is left.
+func TestDeepChainFewDescriptors(t *testing.T) {
+	needDu(t)
+	root := t.TempDir()
+	testtree.DeepChain(t, root, 2500, "d") // "d/" x 2,500: past PATH_MAX
+	want := invoke(t, root, nil, "", "du", []string{"-s", "d"})
+	for _, n := range []int{6, 7} {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		cmd := exec.CommandContext(ctx, "bash", "-c", "ulimit -n "+strconv.Itoa(n)+`; exec -a du "$0" -s d`, godu)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "LC_ALL=C", "GORACE=atexit_sleep_ms=0")
+		got := runCaptured(t, cmd)
+		timedOut := ctx.Err() != nil
+		cancel()
+		switch {
+		case timedOut:
+			t.Errorf("ulimit -n %d: godu -s on a 2,500-level chain did not finish in 60 s", n)
+		case got == want:
+		case got.Code == 1 && strings.Contains(got.Stderr, "Too many open files") && !strings.Contains(got.Stderr, "runtime"):
+		default:
+			t.Errorf("ulimit -n %d: godu %+v\ndu %+v", n, got, want)
 		}
 	}
 }

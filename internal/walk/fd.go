@@ -146,8 +146,8 @@ func (sc *scan) reopen(d *dir) (int, error) {
 		return fd, err
 	}
 	p.fd.unlock()
-	if fd, ok := sc.reopenBeneath(d, flags); ok {
-		return fd, nil
+	if fd, done, err := sc.reopenBeneath(d, flags); done {
+		return fd, err
 	}
 	scarcity.walkDown.Add(1)
 	pfd, err := sc.reopen(p)

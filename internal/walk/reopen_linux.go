@@ -18,9 +18,11 @@ import (
 // false when that cannot be done (-L, a
 // path past PATH_MAX, a kernel without openat2): the caller walks down.
 // The caller holds d's descriptor's lock; ancestors' locks are taken one at a time.
-func (sc *scan) reopenBeneath(d *dir, flags int) (int, bool) {
+// Out of descriptors it reports done with the error: walking down would
+// need two at a time.
+func (sc *scan) reopenBeneath(d *dir, flags int) (fd int, done bool, err error) {
 	if sc.mode&bulk.Follow != 0 || noOpenat2.Load() {
-		return -1, false
+		return -1, false, nil
 	}
 	names := []string{d.name}
 	size := len(d.name)
@@ -33,7 +35,7 @@ func (sc *scan) reopenBeneath(d *dir, flags int) (int, bool) {
 			var err error
 			if afd, err = sc.reopen(a); err != nil {
 				a.fd.unlock()
-				return -1, false
+				return -1, tooManyFiles(err), err
 			}
 			own = true
 		}
@@ -50,15 +52,15 @@ func (sc *scan) reopenBeneath(d *dir, flags int) (int, bool) {
 			a.fd.unlock()
 			if err == unix.ENOSYS || err == unix.EPERM {
 				noOpenat2.Store(true) // seccomp filters may answer EPERM
-				return -1, false
+				return -1, false, nil
 			}
-			return fd, err == nil
+			return fd, err == nil || tooManyFiles(err), err
 		}
 		a.fd.unlock()
 		names = append(names, a.name)
 		size += len(a.name) + 1
 	}
-	return -1, false
+	return -1, false, nil
 }
 
 // noOpenat2 is set once the kernel refused openat2.

@@ -3,6 +3,7 @@ package walk
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
 
@@ -29,9 +30,17 @@ type scan struct {
 	// once, instead of the first in traversal order after the walk.
 	linksNow bool
 
-	scarce  sync.Mutex // held by the worker retrying an open out of descriptors
-	waitMu  sync.Mutex
-	waiting []*dir // directories whose opening waits for a descriptor
+	scarce sync.Mutex // held by the worker retrying an open out of descriptors
+	// byPathFirst: the last directory opened out of descriptors needed
+	// its path (a chain under a limit that leaves one descriptor): the
+	// next tries its path first instead of after pausing 8 times.
+	byPathFirst atomic.Bool
+	// hopeless: a directory could not be opened in scarceTries tries;
+	// later ones get fewTries, so that a walk starved of descriptors ends
+	// with du's message instead of pausing a second for each directory.
+	hopeless atomic.Bool
+	waitMu   sync.Mutex
+	waiting  []*dir // directories whose opening waits for a descriptor
 
 	// subtrees: the subdirectories of a directory read whole are read
 	// by the core's subtree walk (bulk.Reader.Tree) with subtreeMode.

@@ -13,11 +13,19 @@ import "github.com/godu-sh/godu/internal/sys"
 // last error.
 func (sc *scan) openScarce(d *dir, open func(waits int) (opened bool, err error)) error {
 	scarce := false
+	tries := scarceTries
+	if sc.hopeless.Load() {
+		tries = fewTries
+	}
 	var err error
 	for waits := 0; ; waits++ {
 		var opened bool
 		opened, err = open(waits)
-		if !tooManyFiles(err) || opened || waits == scarceTries {
+		if !tooManyFiles(err) || opened {
+			break
+		}
+		if waits == tries {
+			sc.hopeless.Store(true)
 			break
 		}
 		if !scarce {
@@ -35,8 +43,12 @@ func (sc *scan) openScarce(d *dir, open func(waits int) (opened bool, err error)
 	return err
 }
 
-// scarceTries is how many times openScarce retries.
-const scarceTries = 1000
+// scarceTries is how many times openScarce retries, fewTries how many
+// once a directory has gone unopened after scarceTries.
+const (
+	scarceTries = 1000
+	fewTries    = 16
+)
 
 // waitFor adds d to (or removes it from) the directories whose opening
 // waits for a descriptor.

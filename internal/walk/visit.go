@@ -38,13 +38,16 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) {
 		// a symlink meanwhile never leads outside.
 		err = sc.openScarce(d, func(waits int) (bool, error) {
 			fd := -1
-			if waits > 8 {
+			if waits > 8 || sc.byPathFirst.Load() {
 				if path := d.path(); len(path) < sys.PathMax {
 					scarcity.byPath.Add(1)
 					fd, _ = openBeneath(path, sc.mode&bulk.Follow != 0)
 					if fd >= 0 && !sameDir(fd, d) { // renamed meanwhile: below the parent, then
 						sys.Close(fd)
 						fd = -1
+					}
+					if fd >= 0 {
+						sc.byPathFirst.Store(true)
 					}
 				}
 			}
@@ -57,6 +60,9 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) {
 					d.fd.Open(pfd, d.name, sc.mode, d.dev)
 					b, err = rd.Read(&d.fd.Dir)
 					d.parent.fd.done()
+					if waits == 0 && d.fd.Fd() >= 0 {
+						sc.byPathFirst.Store(false) // descriptors to be had again
+					}
 				}
 			}
 			return d.fd.Fd() >= 0, err
