@@ -166,3 +166,22 @@ func TestNcduExportOperands(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONWithExport: --json and --ncdu-export each replace du's lines, so
+// together they are a usage error, as du's own conflicting options are:
+// nothing written (no file made), status 1. (They wrote both documents
+// into one stream, and exited 0.)
+func TestJSONWithExport(t *testing.T) {
+	root := t.TempDir()
+	testtree.Build(t, root, map[string]string{"d/f": "file:10"})
+	for _, args := range [][]string{{"--json", "-o", "-", "d"}, {"-o", "out.json", "--json", "d"}, {"--ncdu-export=out.json", "--js", "d"}} {
+		got := invoke(t, root, nil, "", godu, args)
+		want := testtree.Result{Stderr: "du: cannot both print JSON and export in ncdu's format\nTry 'du --help' for more information.\n", Code: 1}
+		if got != want {
+			t.Errorf("godu %q: %+v, want %+v", args, got, want)
+		}
+		if _, err := os.Stat(filepath.Join(root, "out.json")); err == nil {
+			t.Errorf("godu %q made out.json", args)
+		}
+	}
+}

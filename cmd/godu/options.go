@@ -185,6 +185,10 @@ func (s *settings) toOptions(prog string, operands []string, stderr io.Writer) e
 	if s.o.Files0From != "" && len(operands) > 0 {
 		return usageErr("extra operand " + du.QuoteWord(operands[0]) + "\nfile operands cannot be combined with --files0-from")
 	}
+	// godu's own outputs: each replaces du's lines, so one at a time.
+	if s.o.JSON && s.o.NcduExport != "" {
+		return usageErr("cannot both print JSON and export in ncdu's format")
+	}
 	s.o.Progress = s.progress
 	s.o.StderrFd = stderrFd
 	return nil
