@@ -62,12 +62,23 @@ cwarn:
 	$(CC) $(CFLAGS_CHECK) -fsyntax-only csrc/attrparse.c
 	$(CC) $(CFLAGS_CHECK) -fsyntax-only -Iinternal/xnu/include -include internal/xnu/include/xnu_shim.h csrc/bulk_darwin.c
 
-# TestMillionEntries (a directory of a million files, the -a stream's
-# memory) runs in the first pass only: its subject is the walk above the
-# reader, which both passes share.
+# The race detector over both builds: the cgo build's every package, the
+# command's godu built with -race too; the purego build's library, reader
+# and walk, then the command's tests with a plain purego godu (a godu built
+# with -race runs each of those thousands of command lines several times
+# slower, and its walk is the one the first pass ran). TestMillionEntries
+# (the -a stream's memory on a million files) runs in the first pass only.
+RACE_PKGS := . ./internal/...
 race:
 	$(GO) test -race -count=1 ./...
-	$(GO) test -race -count=1 -tags purego -skip '^TestMillionEntries$$' ./...
+	$(GO) test -race -count=1 -tags purego $(RACE_PKGS)
+	$(GO) test -count=1 -tags purego -skip '^TestMillionEntries$$' ./cmd/godu
+
+# The command's tests whose outcome depends on the directory reader: the
+# differential ones on trees, against du. The darwin purego and portable
+# passes run these (their option grammar, times, quoting, terminal and
+# output-failure tests are the reader-free ones the other passes ran).
+READER_TESTS := ^(TestDifferential.*|TestDefaultOperandIsDot|TestMissingOperand|TestDeeperThanPathMax|TestLargeDirectory|TestPermissionDenied|TestShapes|TestGenerated(Operands|HugeSums)|TestOptionScenarios|TestSymlinkChainsAndSlashes|TestFiles0From|TestMutation|TestOneFileSystem|TestSparse8GB|TestNcduExport.*|TestJSON|TestXnu.*)$$
 
 # --- the darwin core on Linux ---------------------------------------------
 # The build tag godu_xnu compiles the darwin core (csrc/bulk_darwin.c with
@@ -76,8 +87,8 @@ race:
 # the reader, walk and command tests (the differential ones against du)
 # run through it, for both darwin readers. Never in a shipped binary.
 # TestDescriptorExhaustion (half a minute of the walk's descriptor budget)
-# runs on Linux only; the purego run leaves the longest command tests to
-# the cgo one.
+# runs on Linux only; the purego run takes the command's reader tests
+# (READER_TESTS) and leaves its longest ones to the cgo run.
 XNU_PKGS := ./internal/bulk ./internal/walk ./cmd/godu
 XNU_SKIP := TestDescriptorExhaustion
 XNU_SKIP_PUREGO := $(XNU_SKIP)|TestFewDescriptors|TestShapes|TestDeeperThanPathMax
@@ -86,7 +97,8 @@ XNU_SKIP_PUREGO := $(XNU_SKIP)|TestFewDescriptors|TestShapes|TestDeeperThanPathM
 # bin/godu.
 xnu: build bin/godu-xnu
 	$(GO) test -count=1 -tags godu_xnu -skip '$(XNU_SKIP)' $(XNU_PKGS)
-	$(GO) test -count=1 -tags godu_xnu,purego -skip '$(XNU_SKIP_PUREGO)' $(XNU_PKGS)
+	$(GO) test -count=1 -tags godu_xnu,purego -skip '$(XNU_SKIP_PUREGO)' ./internal/bulk ./internal/walk
+	$(GO) test -count=1 -tags godu_xnu,purego -skip '$(XNU_SKIP_PUREGO)' -run '$(READER_TESTS)' ./cmd/godu
 	@grep -qa -e 'godu/internal/xnu.Getattrlistbulk' bin/godu-xnu || { echo "bin/godu-xnu lacks the emulation's names"; exit 1; }
 	@! grep -qa -e 'godu/internal/xnu' -e goduXnu bin/godu || { echo "bin/godu links the emulation"; exit 1; }
 	@echo "bin/godu holds no emulation symbol"
@@ -105,12 +117,10 @@ bin/godu-xnu-purego:
 # against GNU du (the command's binary built with the tag too). No -race:
 # the walk above the reader is the one race already runs; -short leaves
 # out the consumer module's builds, which do not use the tag.
-# TestMillionEntries is left out: it reads the peak RSS of godu from
-# wait4, which on Linux includes the test process's own (the child starts
-# on its parent's memory, vfork-style), and without -race this process
-# is past the test's 32 MiB by then, whichever reader runs.
+# Of the command's tests, those that depend on the reader (READER_TESTS).
 portable:
-	$(GO) test -count=1 -short -tags godu_portable -skip '^TestMillionEntries$$' . ./internal/bulk ./internal/walk ./cmd/godu
+	$(GO) test -count=1 -short -tags godu_portable . ./internal/bulk ./internal/walk
+	$(GO) test -count=1 -short -tags godu_portable -run '$(READER_TESTS)' ./cmd/godu
 
 unit:
 	$(GO) test -count=1 ./...

@@ -20,7 +20,9 @@ import (
 
 // godu is the binary under test, built by TestMain in the same variant
 // (cgo, purego or the portable reader, and buildTags) as this test binary.
-var godu string
+// Under -race, goduRace is the same built with -race, which TestRaceBuild
+// runs (godu itself stays plain: the suite runs it thousands of times).
+var godu, goduRace string
 
 // buildTags are the build tags of this test binary that godu is built
 // with, beside purego.
@@ -45,15 +47,19 @@ func TestMain(m *testing.M) {
 	if len(tags) > 0 {
 		args = append(args, "-tags", strings.Join(tags, ","))
 	}
+	builds := [][]string{args}
 	if raceEnabled {
-		args = append(args, "-race")
+		goduRace = godu + "-race"
+		builds = append(builds, append([]string{"build", "-race", "-o", goduRace}, args[3:]...))
 	}
-	cmd := exec.Command("go", append(args, ".")...)
-	cmd.Env = env
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building godu:", err)
-		os.Exit(2)
+	for _, b := range builds {
+		cmd := exec.Command("go", append(b, ".")...)
+		cmd.Env = env
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		if err := cmd.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "building godu:", err)
+			os.Exit(2)
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)

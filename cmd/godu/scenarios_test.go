@@ -380,9 +380,6 @@ func TestMillionEntries(t *testing.T) {
 		t.Fatalf("godu -s: %q; du says %q", out, want.Stdout)
 	}
 	limit := int64(32 << 10)
-	if raceEnabled {
-		limit = 256 << 10 // the race detector's shadow memory
-	}
 	t.Logf("peak RSS of godu -s on 1,000,000 entries: %d KiB", rss)
 	if int64(rss) > limit {
 		t.Errorf("peak RSS %d KiB, over %d KiB", rss, limit)
