@@ -18,21 +18,3 @@ func openBeneath(path string, follow bool) (int, error) {
 	}
 	return unix.Openat2(unix.AT_FDCWD, path, &how)
 }
-
-// sameDir reports whether fd, a directory opened anew by a path, is the
-// directory d was listed as (device and inode), as fts checks for du: a
-// rename (of d, or of a directory above the operand) may have put another
-// directory at that path since.
-func sameDir(fd int, d *dir) bool {
-	dev, ino, ok := dirID(fd)
-	return ok && dev == d.dev && ino == d.ino
-}
-
-// dirID is the device and inode of the directory open as fd.
-func dirID(fd int) (dev, ino uint64, ok bool) {
-	var st unix.Stat_t
-	if unix.Fstat(fd, &st) != nil {
-		return 0, 0, false
-	}
-	return st.Dev, st.Ino, true
-}
