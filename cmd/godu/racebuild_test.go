@@ -41,9 +41,8 @@ func TestRaceBuild(t *testing.T) {
 		{"", []string{"-a0", "-j", "1", "shapes"}},
 		{"", []string{"--json", "-a", "t", "shapes"}},
 		{"", []string{"-o", "-", "shapes"}},
-		{"", []string{"-a", "--time", "-S", "t"}},
-		// -L's figures per file: which of two paths to one file is charged
-		// is not yet deterministic (the total is).
+		{"", []string{"-aL", "--time", "-S", "t"}},
+		{"", []string{"-aL", "-j", "16", "t", "u", "shapes"}},
 		{"", []string{"-sL", "t", "u"}},
 		{"", []string{"--stats", "--progress", "-s", "shapes"}},
 		{"12", []string{"-a", "-j", "8", "shapes"}},

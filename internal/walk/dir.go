@@ -27,6 +27,7 @@ type dir struct {
 
 	mu      sync.Mutex
 	subdirs []*dir
+	errs    []Error // an ordered walk's errors met in d, until d is decided
 }
 
 // path is d's path as du prints it, Join's of its names from the root,

@@ -30,6 +30,16 @@ type scan struct {
 	// once, instead of the first in traversal order after the walk.
 	linksNow bool
 
+	// ordered: following every symlink (du -L), a file or directory
+	// reached by several paths is counted at the first in du's order, as
+	// du does, whichever path the workers met first. Every file is
+	// charged as a hard link is, by the emitter in order; every directory
+	// is read when found but counted only once the emitter, going in du's
+	// order, decides it is the first path to it (decide); until then it
+	// cannot complete, and its errors wait on it (fail). Directories are
+	// then kept at every depth, -d only choosing the lines printed.
+	ordered bool
+
 	scarce sync.Mutex // held by the worker retrying an open out of descriptors
 	// byPathFirst: the last directory opened out of descriptors needed
 	// its path (a chain under a limit that leaves one descriptor): the
@@ -52,6 +62,25 @@ type scan struct {
 
 func (sc *scan) reported(depth int) bool {
 	return sc.w.opts.MaxDepth < 0 || depth <= sc.w.opts.MaxDepth
+}
+
+// kept reports whether a directory at depth gets a Node: when reported,
+// and every directory of an ordered walk.
+func (sc *scan) kept(depth int) bool {
+	return sc.ordered || sc.reported(depth)
+}
+
+// fail reports an error met in d; in an ordered walk d's errors wait
+// until the emitter enters d, and are dropped with d when it is not the
+// first path to its directory (du never reads it).
+func (sc *scan) fail(d *dir, op, path string, err error) {
+	if !sc.ordered {
+		sc.w.fail(op, path, err)
+		return
+	}
+	d.mu.Lock()
+	d.errs = append(d.errs, Error{Op: op, Path: path, Err: err})
+	d.mu.Unlock()
 }
 
 // push puts subdirectories on the shared stack, the first by name on top,

@@ -49,6 +49,7 @@ type streamDir struct {
 	deep    []link // links charged once complete
 	si, li  int    // the emitter's next subdirectory and link
 	merging bool   // the emitter has started merging the files' runs
+	decided bool   // an ordered walk's emitter has decided the directory
 
 	listed   atomic.Bool
 	complete atomic.Bool
@@ -61,10 +62,11 @@ type streamDir struct {
 // link is a hard-linked file met in the walk. name is its path below the
 // directory holding it, its names separated by NUL.
 type link struct {
-	name  string
-	key   inodeset.Key
-	t     Totals
-	nlink uint32
+	name   string
+	key    inodeset.Key
+	t      Totals
+	nlink  uint32
+	notReg bool // neither a regular file nor a directory (Details)
 }
 
 // Detail is what Options.Details adds to a streamed Node.
@@ -114,13 +116,57 @@ func (sc *scan) streamLeftOut(d *dir, name []byte, flag uint8) {
 	}
 }
 
-// streamSubdir lists reported subdirectory c of d.
-func (sc *scan) streamSubdir(d, c *dir) {
+// streamSubdir lists reported subdirectory c of d, not yet shared. In an
+// ordered walk c then waits for its decision too (its pending count), and
+// is not listed, reporting false, when d is known not to count.
+func (sc *scan) streamSubdir(d, c *dir) bool {
 	c.stream()
 	st := d.stream()
 	d.mu.Lock()
+	defer d.mu.Unlock()
+	if sc.ordered {
+		if st.skipped.Load() {
+			return false
+		}
+		c.pending++
+	}
 	st.subdirs = append(st.subdirs, c)
-	d.mu.Unlock()
+	return true
+}
+
+// decide is an ordered walk's emitter meeting subdirectory c in du's
+// order: every path before it has been decided, so c is the first path to
+// its directory unless that was counted already. Either way c may then
+// complete.
+func (sc *scan) decide(c *dir) {
+	st := c.st
+	if st.decided {
+		return
+	}
+	st.decided = true
+	if !st.skipped.Load() && !sc.w.add(inodeset.Key{Dev: c.dev, Ino: c.ino}) {
+		sc.drop(c)
+	}
+	sc.partDone(c)
+}
+
+// drop marks c, and every directory listed below it, as not counted:
+// their figures do not reach their parents, their errors are never
+// reported, and those not yet read are not read. The emitter never
+// enters them, so it decides those below here.
+func (sc *scan) drop(c *dir) {
+	c.mu.Lock()
+	c.st.skipped.Store(true)
+	subs := append([]*dir(nil), c.st.subdirs...)
+	c.errs = nil
+	c.mu.Unlock()
+	for _, s := range subs {
+		if !s.st.decided {
+			s.st.decided = true
+			sc.drop(s)
+			sc.partDone(s)
+		}
+	}
 }
 
 // streamLink takes a hard link found in d: among d's children when they
@@ -128,7 +174,7 @@ func (sc *scan) streamSubdir(d, c *dir) {
 func (sc *scan) streamLink(d *dir, l link) {
 	st := d.stream()
 	d.mu.Lock()
-	if d.node != nil && sc.reported(d.depth+1) && !strings.Contains(l.name, "\x00") {
+	if d.node != nil && (sc.ordered || sc.reported(d.depth+1)) && !strings.Contains(l.name, "\x00") {
 		st.links = append(st.links, l)
 	} else {
 		st.deep = append(st.deep, l)
@@ -145,7 +191,8 @@ func (l *link) size() int64 { return int64(unsafe.Sizeof(*l)) + int64(len(l.name
 func (sc *scan) streamLinks(d *dir, b *bulk.Batch, links []int32) {
 	for _, i := range links {
 		rec := &b.Records[i]
-		sc.streamLink(d, link{name: string(b.Name(rec)), key: inodeset.Key{Dev: rec.Dev, Ino: rec.Ino}, t: entryTotals(rec), nlink: rec.Nlink})
+		sc.streamLink(d, link{name: string(b.Name(rec)), key: inodeset.Key{Dev: rec.Dev, Ino: rec.Ino}, t: entryTotals(rec), nlink: rec.Nlink,
+			notReg: rec.Type != bulk.Regular})
 	}
 }
 
@@ -267,6 +314,15 @@ func (e *emitter) advance() {
 		}
 		if !f.entered {
 			f.entered = true
+			if e.sc.ordered {
+				f.d.mu.Lock()
+				errs := f.d.errs
+				f.d.errs = nil
+				f.d.mu.Unlock()
+				for i := range errs {
+					e.sc.w.fail(errs[i].Op, errs[i].Path, errs[i].Err)
+				}
+			}
 			if opts.OnEnter != nil {
 				opts.OnEnter(f.path, f.d.node)
 			}
@@ -310,15 +366,20 @@ func (e *emitter) advance() {
 			l := &st.links[st.li]
 			st.li++
 			counted := e.charge(st, l, true)
-			if counted && opts.ListFiles || opts.Details {
+			// Details lists every link to a hard-linked file; a file
+			// with one link reached again (-L) is not listed again.
+			if counted && opts.ListFiles && e.sc.reported(f.d.depth+1) || opts.Details && (counted || l.nlink > 1) {
 				e.file = Node{Name: l.name, Totals: l.t, Own: l.t}
 				if opts.Details {
-					e.file.Detail = Detail{Self: l.t, Ino: l.key.Ino, Nlink: l.nlink, Uncounted: !counted}
+					e.file.Detail = Detail{Self: l.t, Ino: l.key.Ino, Nlink: l.nlink, Uncounted: !counted, NotReg: l.notReg}
 				}
 				opts.Stream(Join(f.path, l.name), &e.file)
 			}
 		case hasS:
 			c := st.subdirs[st.si]
+			if e.sc.ordered {
+				e.sc.decide(c)
+			}
 			if c.st.skipped.Load() {
 				st.subdirs[st.si] = nil
 				st.si++
@@ -342,7 +403,9 @@ func (e *emitter) advance() {
 			n := f.d.node
 			n.Totals.Add(st.extra)
 			n.Own.Add(st.extraOwn)
-			opts.Stream(f.path, n)
+			if e.sc.reported(f.d.depth) {
+				opts.Stream(f.path, n)
+			}
 			e.stack = e.stack[:len(e.stack)-1]
 			if len(e.stack) > 0 {
 				e.stack[len(e.stack)-1].d.st.extra.Add(st.extra)

@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/godu-sh/godu/internal/bulk"
+	"github.com/godu-sh/godu/internal/inodeset"
 	"github.com/godu-sh/godu/internal/sys"
 )
 
@@ -18,6 +19,13 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) {
 		if sc.em == nil {
 			sc.partDone(d) // the partial tree counts it, as read: itself alone
 		}
+		return
+	}
+	if sc.ordered && d.st.skipped.Load() {
+		// Not the first path to its directory: du never reads it.
+		sc.releaseFd(d.parent)
+		sc.streamListed(d)
+		sc.partDone(d)
 		return
 	}
 	wk.current.Store(d)
@@ -94,7 +102,7 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) {
 		err = sc.readRest(wk, d)
 	}
 	if err != nil {
-		sc.w.fail("read directory", d.path(), err)
+		sc.fail(d, "read directory", d.path(), err)
 		if d.node != nil {
 			d.node.Detail.ReadError = true
 		}
@@ -153,7 +161,7 @@ func (sc *scan) addBatch(wk *worker, d *dir, b *bulk.Batch, toSubtree bool) {
 			continue
 		}
 		if rec.Errno != 0 {
-			sc.w.fail("access", Join(d.path(), string(b.Name(rec))),
+			sc.fail(d, "access", Join(d.path(), string(b.Name(rec))),
 				danglingErr(d.fd.Fd(), string(b.Name(rec)), sc.mode&bulk.Follow != 0, rec.Err()))
 			if opts.Details {
 				sc.streamLeftOut(d, b.Name(rec), flagReadError)
@@ -172,11 +180,24 @@ func (sc *scan) addBatch(wk *worker, d *dir, b *bulk.Batch, toSubtree bool) {
 			// count it twice in a walk of /.
 			continue
 		}
-		if !opts.CountLinks && rec.Type != bulk.Directory && rec.Nlink > 1 && !sc.linksNow {
+		switch {
+		case sc.ordered && rec.Type != bulk.Directory:
+			// Any file may be reached again by another path: charged
+			// as a hard link is, at its first path in du's order.
 			links = append(links, int32(i))
 			continue
-		}
-		if sc.w.seen(rec) {
+		case sc.ordered:
+			// A directory counted at a path decided before (earlier in
+			// du's order) is not read again; one not yet counted is
+			// read, and counted if the emitter decides it is first.
+			if sc.w.setUsed.Load() && sc.w.set.Contains(inodeset.Key{Dev: rec.Dev, Ino: rec.Ino}) {
+				wk.links.Add(1)
+				continue
+			}
+		case !opts.CountLinks && rec.Type != bulk.Directory && rec.Nlink > 1 && !sc.linksNow:
+			links = append(links, int32(i))
+			continue
+		case sc.w.seen(rec):
 			wk.links.Add(1)
 			continue
 		}
@@ -191,13 +212,13 @@ func (sc *scan) addBatch(wk *worker, d *dir, b *bulk.Batch, toSubtree bool) {
 				continue
 			}
 			c := newDir(d, string(b.Name(rec)), childDepth, rec)
-			if sc.reported(childDepth) {
+			if sc.kept(childDepth) {
 				c.node = &Node{Name: c.name, IsDir: true, Type: bulk.Directory, Dev: c.dev, Ino: c.ino}
 				if opts.Details {
 					c.node.Detail = Detail{Self: t, Dev: rec.Dev}
 				}
-				if sc.em != nil {
-					sc.streamSubdir(d, c)
+				if sc.em != nil && !sc.streamSubdir(d, c) {
+					continue // d is not counted: neither is c
 				}
 			}
 			subdirs = append(subdirs, c)
@@ -244,7 +265,11 @@ func (sc *scan) addBatch(wk *worker, d *dir, b *bulk.Batch, toSubtree bool) {
 func (sc *scan) partDone(d *dir) {
 	for d != nil && atomic.AddInt32(&d.pending, -1) == 0 {
 		t := d.sub.load()
-		if d.node != nil {
+		dropped := sc.ordered && d.st.skipped.Load()
+		if dropped {
+			t = Totals{Time: NoTime} // not the first path to its directory
+		}
+		if d.node != nil && !dropped {
 			d.node.Totals, d.node.Own = t, d.own.load()
 			d.node.sortChildren()
 			if sc.w.opts.OnNode != nil && sc.ctx.Err() == nil {

@@ -1,0 +1,219 @@
+//go:build linux
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// sortedTree builds spec (path -> "/" for a directory, "file:N", or
+// "symlink:TARGET") so that every directory lists its entries in name
+// order, where the system allows it: on tmpfs, which lists a directory's
+// entries in the order they were made (or its reverse). There du's
+// traversal order is godu's (each directory's entries by name), and the
+// lines of the two can be compared as they are. It reports whether every
+// directory lists by name.
+func sortedTree(t *testing.T, spec map[string]string) (string, bool) {
+	t.Helper()
+	base := ""
+	var fs unix.Statfs_t
+	if unix.Statfs("/dev/shm", &fs) == nil && fs.Type == unix.TMPFS_MAGIC {
+		base = "/dev/shm"
+	}
+	root, err := os.MkdirTemp(base, "godu-sorted-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	// Which order does this directory list in?
+	probe := filepath.Join(root, "probe")
+	os.Mkdir(probe, 0o755)
+	os.WriteFile(filepath.Join(probe, "a"), nil, 0o644)
+	os.WriteFile(filepath.Join(probe, "b"), nil, 0o644)
+	names := readdirOrder(t, probe)
+	reverse := len(names) == 2 && names[0] == "b"
+	os.RemoveAll(probe)
+
+	children := map[string][]string{}
+	kind := map[string]string{}
+	for p, v := range spec {
+		p = strings.TrimSuffix(p, "/")
+		kind[p] = v
+		for d := p; d != "."; d = filepath.Dir(d) {
+			if _, ok := kind[d]; !ok {
+				kind[d] = "/"
+			}
+		}
+	}
+	for p := range kind {
+		children[filepath.Dir(p)] = append(children[filepath.Dir(p)], filepath.Base(p))
+	}
+	var build func(dir string)
+	build = func(dir string) {
+		names := children[dir]
+		sort.Strings(names)
+		if reverse {
+			sort.Sort(sort.Reverse(sort.StringSlice(names)))
+		}
+		for _, n := range names {
+			p := filepath.Join(dir, n)
+			full := filepath.Join(root, p)
+			v := kind[p]
+			var err error
+			switch {
+			case v == "/":
+				err = os.Mkdir(full, 0o755)
+			case strings.HasPrefix(v, "file:"):
+				var size int
+				fmt.Sscan(v[5:], &size)
+				err = os.WriteFile(full, make([]byte, size), 0o644)
+			case strings.HasPrefix(v, "symlink:"):
+				err = os.Symlink(v[8:], full)
+			default:
+				t.Fatalf("bad spec %q: %q", p, v)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, n := range names {
+			if kind[filepath.Join(dir, n)] == "/" {
+				build(filepath.Join(dir, n))
+			}
+		}
+	}
+	build(".")
+	sorted := true
+	filepath.WalkDir(root, func(p string, e os.DirEntry, err error) error {
+		if err == nil && e.IsDir() {
+			names := readdirOrder(t, p)
+			sorted = sorted && sort.StringsAreSorted(names)
+		}
+		return nil
+	})
+	return root, sorted
+}
+
+// readdirOrder is dir's names in the order the system lists them.
+func readdirOrder(t *testing.T, dir string) []string {
+	f, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return names
+}
+
+// runAsDu runs prog (du or godu) in dir as "du", so that messages compare.
+func runAsDu(t *testing.T, dir, prog string, args []string) string {
+	t.Helper()
+	cmd := exec.Command(prog, args...)
+	cmd.Args[0] = "du"
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "LC_ALL=C", "TZ=UTC", "GORACE=atexit_sleep_ms=0")
+	r := runCaptured(t, cmd)
+	if contains(args, "-aLl") {
+		// Without -L's memory of what was counted, godu's messages
+		// leave in the order they are met, not du's.
+		r.Stderr = sortedLines(r.Stderr)
+	}
+	return fmt.Sprintf("stdout:\n%s\nstderr:\n%s\nstatus %d", r.Stdout, r.Stderr, r.Code)
+}
+
+// followTree reaches files and directories by several paths: symlinks to
+// directories before and after the directory itself in du's order, to
+// files, chains of them, symlinks to ancestors (cycles), into the middle
+// of a subtree, between operands, dangling ones, and enough directories
+// beside them to keep many workers busy.
+func followTree() map[string]string {
+	spec := map[string]string{
+		"t/a/f":                  "file:1000",
+		"t/a/x":                  "symlink:../c",
+		"t/a/y":                  "symlink:../z/g",
+		"t/a/yy":                 "symlink:y",
+		"t/b/up":                 "symlink:..",
+		"t/b/self":               "symlink:.",
+		"t/b/deep/d2/far":        "symlink:../../../c/sub",
+		"t/b/deep/d2/farfile":    "symlink:../../../c/sub/k",
+		"t/b/dang":               "symlink:nowhere",
+		"t/c/h":                  "file:9000",
+		"t/c/sub/k":              "file:5000",
+		"t/c/sub/back":           "symlink:../../a",
+		"t/c/sub/dang":           "symlink:../nowhere",
+		"t/c/sub/inner/l":        "file:3000",
+		"t/m/":                   "/",
+		"t/z/g":                  "file:20000",
+		"t/z/dup":                "symlink:g",
+		"t/z/sub2":               "symlink:../c/sub/inner",
+		"u/own":                  "file:7000",
+		"u/v":                    "symlink:../t/c",
+		"u/w":                    "symlink:../t/z/g",
+		"u/into/t":               "symlink:../../t",
+		"t/m/00/later":           "symlink:../29",
+		"t/m/29/earlier-target/": "/",
+	}
+	for i := 0; i < 30; i++ {
+		for j := 0; j < 4; j++ {
+			spec[fmt.Sprintf("t/m/%02d/s%d/f", i, j)] = fmt.Sprintf("file:%d", 1000*(i+j+1))
+		}
+		// Each directory of m is reached again from its neighbour.
+		spec[fmt.Sprintf("t/m/%02d/next", i)] = fmt.Sprintf("symlink:../%02d/s%d", (i+1)%30, i%4)
+		spec[fmt.Sprintf("t/m/%02d/prevfile", i)] = fmt.Sprintf("symlink:../%02d/s0/f", (i+29)%30)
+	}
+	return spec
+}
+
+// TestFollowAllDeterministic: with -L, a file or directory reached by
+// several paths is counted, and listed, at the first path in du's order,
+// the same on every run with any number of workers, and as du does where
+// du's order is godu's (directories listing their entries by name).
+func TestFollowAllDeterministic(t *testing.T) {
+	needDu(t)
+	root, sorted := sortedTree(t, followTree())
+	if !sorted {
+		t.Log("directories do not list by name here: runs are compared with each other only")
+	}
+	for _, args := range [][]string{
+		{"-aL", "t"}, {"-L", "t"}, {"-L", "-d", "1", "t"}, {"-aL", "-d", "2", "t"}, {"-aLS", "t"},
+		{"-aL", "--inodes", "-c", "t"}, {"-aL", "u", "t"}, {"-aL", "t", "u"}, {"-aL", "t/a", "t"},
+		{"-L", "t/m", "t/c", "u"}, {"-aLl", "t"}, {"-aL", "-t", "8K", "t"}, {"-aL0", "--apparent-size", "t/c", "t/a"},
+		{"-L", "-d", "2", "-c", "u/into", "t"},
+	} {
+		want := ""
+		for _, j := range []string{"1", "2", "4", "16", "16", "3"} {
+			got := runAsDu(t, root, godu, append([]string{"-j", j}, args...))
+			if want == "" {
+				want = got
+				if sorted {
+					if du := runAsDu(t, root, "du", args); du != got {
+						t.Errorf("godu %q:\n%s\nwant (du)\n%s", args, got, du)
+					}
+				}
+				continue
+			}
+			if got != want {
+				t.Errorf("godu -j %s %q differs from the first run:\n%s\nfirst\n%s", j, args, got, want)
+				break
+			}
+		}
+	}
+	// --json, godu's own: the same each run.
+	first := runAsDu(t, root, godu, []string{"--json", "-aL", "-j", "1", "t", "u"})
+	for _, j := range []string{"2", "8", "16"} {
+		if got := runAsDu(t, root, godu, []string{"--json", "-aL", "-j", j, "t", "u"}); got != first {
+			t.Errorf("--json -aL -j %s differs from -j 1:\n%s\nfirst\n%s", j, got, first)
+		}
+	}
+}
