@@ -146,3 +146,30 @@ func TestCompletionsAndStats(t *testing.T) {
 		t.Errorf("--stats: %q", r.Stderr)
 	}
 }
+
+// TestExcludeFromNul: a pattern of -X ends at a NUL byte, as du reads it
+// (a C string): "t\0u" excludes t, not u; a line of NULs is a pattern that
+// matches nothing, and trailing blanks go only at the end of the line.
+func TestExcludeFromNul(t *testing.T) {
+	needDu(t)
+	root := t.TempDir()
+	for _, d := range []string{"t", "u", "tu", "t  "} {
+		os.Mkdir(filepath.Join(root, d), 0o755)
+	}
+	for i, pats := range []string{"t\x00u\x00\n", "\x00\n\x00\x00", "u\x00 \n", "t  \x00x\n", "\x00t"} {
+		file := filepath.Join(root, "pats"+strconv.Itoa(i))
+		os.WriteFile(file, []byte(pats), 0o644)
+		compare(t, root, []string{"-a", "-X", file}, []string{"t", "u", "tu", "t  "})
+		cmd := exec.Command(godu, "-a", "-X", "-", "t", "u", "tu", "t  ")
+		want := exec.Command("du", "-a", "-X", "-", "t", "u", "tu", "t  ")
+		for _, c := range []*exec.Cmd{cmd, want} {
+			c.Dir = root
+			c.Stdin = strings.NewReader(pats)
+		}
+		g, _ := cmd.CombinedOutput()
+		w, _ := want.CombinedOutput()
+		if string(g) != string(w) {
+			t.Errorf("-X - with %q: %q, want %q", pats, g, w)
+		}
+	}
+}

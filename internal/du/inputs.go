@@ -59,7 +59,7 @@ func (o *Options) readFiles0(stderr io.Writer) (ops []string, invalid map[int]st
 
 // ExcludeFrom adds to o.Exclude the patterns of file (o.Stdin for "-"),
 // one a line, as du reads -X: trailing white space is dropped from each
-// line, and lines left empty are skipped. The caller reads it at the
+// line, lines left empty are skipped, and a pattern ends at a NUL. The caller reads it at the
 // option's place on the command line, as du does.
 func (o *Options) ExcludeFrom(file string) error {
 	var data []byte
@@ -72,6 +72,10 @@ func (o *Options) ExcludeFrom(file string) error {
 	for _, line := range strings.Split(string(data), "\n") {
 		line = strings.TrimRightFunc(line, func(r rune) bool { return r < 0x80 && isCSpace(byte(r)) })
 		if line != "" {
+			// du's patterns are C strings: one ends at a NUL.
+			if i := strings.IndexByte(line, 0); i >= 0 {
+				line = line[:i]
+			}
 			o.Exclude.Add(line)
 		}
 	}
