@@ -33,14 +33,7 @@ func sortedTree(t *testing.T, spec map[string]string) (string, bool) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(root) })
-	// Which order does this directory list in?
-	probe := filepath.Join(root, "probe")
-	os.Mkdir(probe, 0o755)
-	os.WriteFile(filepath.Join(probe, "a"), nil, 0o644)
-	os.WriteFile(filepath.Join(probe, "b"), nil, 0o644)
-	names := readdirOrder(t, probe)
-	reverse := len(names) == 2 && names[0] == "b"
-	os.RemoveAll(probe)
+	reverse := listsNewestFirst(t, root)
 
 	children := map[string][]string{}
 	kind := map[string]string{}
@@ -71,6 +64,8 @@ func sortedTree(t *testing.T, spec map[string]string) (string, bool) {
 			switch {
 			case v == "/":
 				err = os.Mkdir(full, 0o755)
+			case strings.HasPrefix(v, "text:"):
+				err = os.WriteFile(full, []byte(v[5:]), 0o644)
 			case strings.HasPrefix(v, "file:"):
 				var size int
 				fmt.Sscan(v[5:], &size)
@@ -100,6 +95,20 @@ func sortedTree(t *testing.T, spec map[string]string) (string, bool) {
 		return nil
 	})
 	return root, sorted
+}
+
+// listsNewestFirst reports whether a new directory below root lists its
+// entries newest first (tmpfs before Linux 6.6 and since), not oldest first.
+func listsNewestFirst(t *testing.T, root string) bool {
+	probe, err := os.MkdirTemp(root, "probe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(probe)
+	os.WriteFile(filepath.Join(probe, "a"), nil, 0o644)
+	os.WriteFile(filepath.Join(probe, "b"), nil, 0o644)
+	names := readdirOrder(t, probe)
+	return len(names) == 2 && names[0] == "b"
 }
 
 // readdirOrder is dir's names in the order the system lists them.
