@@ -36,8 +36,10 @@ type scan struct {
 	// charged as a hard link is, by the emitter in order; every directory
 	// is read when found but counted only once the emitter, going in du's
 	// order, decides it is the first path to it (decide); until then it
-	// cannot complete, and its errors wait on it (fail). Directories are
-	// then kept at every depth, -d only choosing the lines printed.
+	// cannot complete, and its errors wait on it (fail), each reported in
+	// du's order. Directories are then kept at every depth, -d only
+	// choosing the lines printed. With -l nothing counts once only, but
+	// the walk is ordered all the same, for its messages' order.
 	ordered bool
 
 	scarce sync.Mutex // held by the worker retrying an open out of descriptors

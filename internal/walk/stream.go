@@ -67,6 +67,9 @@ type link struct {
 	t      Totals
 	nlink  uint32
 	notReg bool // neither a regular file nor a directory (Details)
+	// err: in an ordered walk, an entry that could not be examined,
+	// reported when the emitter comes to it, in du's order.
+	err *Error
 }
 
 // Detail is what Options.Details adds to a streamed Node.
@@ -136,15 +139,15 @@ func (sc *scan) streamSubdir(d, c *dir) bool {
 
 // decide is an ordered walk's emitter meeting subdirectory c in du's
 // order: every path before it has been decided, so c is the first path to
-// its directory unless that was counted already. Either way c may then
-// complete.
+// its directory unless that was counted already (with -l, every path
+// counts). Either way c may then complete.
 func (sc *scan) decide(c *dir) {
 	st := c.st
 	if st.decided {
 		return
 	}
 	st.decided = true
-	if !st.skipped.Load() && !sc.w.add(inodeset.Key{Dev: c.dev, Ino: c.ino}) {
+	if !st.skipped.Load() && !sc.w.opts.CountLinks && !sc.w.add(inodeset.Key{Dev: c.dev, Ino: c.ino}) {
 		sc.drop(c)
 	}
 	sc.partDone(c)
@@ -365,6 +368,11 @@ func (e *emitter) advance() {
 		case hasL && (!hasS || lname < sname):
 			l := &st.links[st.li]
 			st.li++
+			if l.err != nil {
+				e.held.Add(-l.size())
+				e.sc.w.fail(l.err.Op, l.err.Path, l.err.Err)
+				continue
+			}
 			counted := e.charge(st, l, true)
 			// Details lists every link to a hard-linked file; a file
 			// with one link reached again (-L) is not listed again.
@@ -420,7 +428,7 @@ func (e *emitter) advance() {
 func (e *emitter) charge(st *streamDir, l *link, direct bool) bool {
 	w := e.sc.w
 	e.held.Add(-l.size())
-	if !w.add(l.key) {
+	if !w.opts.CountLinks && !w.add(l.key) { // (every file of an ordered walk under -l counts)
 		w.after.links.Add(1)
 		return false
 	}

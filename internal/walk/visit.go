@@ -161,8 +161,13 @@ func (sc *scan) addBatch(wk *worker, d *dir, b *bulk.Batch, toSubtree bool) {
 			continue
 		}
 		if rec.Errno != 0 {
-			sc.fail(d, "access", Join(d.path(), string(b.Name(rec))),
-				danglingErr(d.fd.Fd(), string(b.Name(rec)), sc.mode&bulk.Follow != 0, rec.Err()))
+			err := danglingErr(d.fd.Fd(), string(b.Name(rec)), sc.mode&bulk.Follow != 0, rec.Err())
+			if sc.ordered {
+				// Reported in du's order, among d's entries.
+				sc.streamLink(d, link{name: string(b.Name(rec)), err: &Error{Op: "access", Path: Join(d.path(), string(b.Name(rec))), Err: err}})
+			} else {
+				sc.w.fail("access", Join(d.path(), string(b.Name(rec))), err)
+			}
 			if opts.Details {
 				sc.streamLeftOut(d, b.Name(rec), flagReadError)
 			}

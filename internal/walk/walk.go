@@ -246,7 +246,9 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 		sc.em = &emitter{sc: sc, stack: []frame{{d: root, path: path}}}
 		defer sc.em.spill.close()
 		root.stream()
-		sc.ordered = w.opts.FollowAll && !w.opts.CountLinks && !sc.linksNow
+		// (With only the operand reported, which path counts changes no
+		// figure: -sL keeps the unordered walk, three times faster.)
+		sc.ordered = w.opts.FollowAll && !sc.linksNow
 	}
 
 	// Out of descriptors at the operand, nothing of this walk holds one
