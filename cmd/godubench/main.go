@@ -27,6 +27,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand"
@@ -246,7 +247,9 @@ func quoteArgv(argv []string) string {
 // under /usr/bin/time -v for its peak RSS, and prints the table.
 func measure(name, root string, ts []tool, runs int) {
 	out := filepath.Join(os.TempDir(), "godubench-"+name+".json")
-	args := []string{"-N", "--warmup", "3", "--runs", strconv.Itoa(runs), "--export-json", out, "--style", "none"}
+	// -i: a peer that fails on a tree (dust on a chain deeper than
+	// PATH_MAX) is timed and marked, not the end of the run.
+	args := []string{"-N", "-i", "--warmup", "3", "--runs", strconv.Itoa(runs), "--export-json", out, "--style", "none"}
 	for _, t := range ts {
 		args = append(args, "-n", t.name, quoteArgv(t.argv))
 	}
@@ -282,7 +285,7 @@ func measure(name, root string, ts []tool, runs int) {
 // rssAndOutput runs argv once under /usr/bin/time for its peak RSS in MiB
 // (GNU time -v reports KiB; BSD time -l, on macOS, bytes) and returns the
 // first line it printed.
-func rssAndOutput(argv []string) (float64, string) {
+func rssAndOutput(argv []string) (rss float64, first string) {
 	flag, prefix, unit := "-v", "Maximum resident set size (kbytes): ", 1024.0
 	if runtime.GOOS == "darwin" {
 		flag, prefix, unit = "-l", "", 1024*1024
@@ -290,8 +293,13 @@ func rssAndOutput(argv []string) (float64, string) {
 	cmd := exec.Command("/usr/bin/time", append([]string{flag}, argv...)...)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
-	cmd.Run()
-	var rss float64
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() > 0 {
+			// GNU time exits with the command's status.
+			defer func() { first = fmt.Sprintf("FAILED (exit %d) ", ee.ExitCode()) + first }()
+		}
+	}
 	sc := bufio.NewScanner(&e)
 	for sc.Scan() {
 		l := strings.TrimSpace(sc.Text())

@@ -11,9 +11,10 @@
 // every lock and make all workers collide on all of them.
 //
 // Within a shard, the inodes of one device (the first the shard meets,
-// nearly always the only one) are kept in an open-addressing table of bare
-// inode numbers (table.go: 9 to 14 bytes per key); keys of other devices go
-// to a map. Both are made on first use, so an unused set costs no start-up
+// nearly always the only one) are kept in an open-addressing table of
+// groups of eight neighbouring inode numbers (table.go: 9 to 14 bytes per
+// key at most, under 2 for runs of neighbours); keys of other devices, and
+// inode numbers of 2^59 and above, go to a map. Both are made on first use, so an unused set costs no start-up
 // time.
 package inodeset
 
@@ -41,7 +42,7 @@ func (sh *shard) add(k Key) bool {
 	if sh.m.len() == 0 {
 		sh.dev = k.Dev
 	}
-	if k.Dev == sh.dev {
+	if k.Dev == sh.dev && k.Ino < maxGrouped {
 		return sh.m.add(k.Ino)
 	}
 	if _, seen := sh.other[k]; seen {
@@ -56,7 +57,7 @@ func (sh *shard) add(k Key) bool {
 
 // has reports whether k is in the shard. The caller holds mu.
 func (sh *shard) has(k Key) bool {
-	if k.Dev == sh.dev {
+	if k.Dev == sh.dev && k.Ino < maxGrouped {
 		return sh.m.has(k.Ino)
 	}
 	_, ok := sh.other[k]
@@ -120,4 +121,39 @@ func (s *Set) Len() int {
 		sh.mu.Unlock()
 	}
 	return n
+}
+
+// A Batch adds keys to a Set holding the lock of the shard it used last,
+// so that a run of keys on one shard (the files of a directory, whose
+// inode numbers are neighbours) takes and releases it once, not per key:
+// fewer atomic operations, and less time for another worker to find the
+// lock taken. Between Adds and until Done, the goroutine must not use the
+// Set otherwise (it holds a shard's lock); one goroutine uses a Batch.
+type Batch struct {
+	s  *Set
+	sh *shard // locked, or nil
+}
+
+// Batch returns a Batch adding to s.
+func (s *Set) Batch() Batch { return Batch{s: s} }
+
+// Add is Set.Add within the batch.
+func (b *Batch) Add(k Key) bool {
+	sh := &b.s.shards[(k.Ino>>b.s.shift)&b.s.mask]
+	if sh != b.sh {
+		if b.sh != nil {
+			b.sh.mu.Unlock()
+		}
+		sh.mu.Lock()
+		b.sh = sh
+	}
+	return sh.add(k)
+}
+
+// Done releases the lock the batch holds; the Batch may be used again.
+func (b *Batch) Done() {
+	if b.sh != nil {
+		b.sh.mu.Unlock()
+		b.sh = nil
+	}
 }

@@ -2,6 +2,7 @@ package inodeset
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"sync"
@@ -94,9 +95,20 @@ func BenchmarkAdd(b *testing.B) {
 func TestDevices(t *testing.T) {
 	s := New(1) // one shard: every key meets the same maps
 	devs := []uint64{7, 0, 7 << 40, 1}
+	// Inode numbers of 2^59 and above (kept in the map, not in groups),
+	// and the groups next to them.
+	inos := func(yield func(uint64) bool) {
+		for _, base := range []uint64{0, maxGrouped - 150, math.MaxUint64 - 149} {
+			for i := uint64(0); i < 150; i++ {
+				if !yield(base + i) {
+					return
+				}
+			}
+		}
+	}
 	for round := 0; round < 2; round++ {
 		for _, d := range devs {
-			for ino := uint64(0); ino < 300; ino++ {
+			for ino := range inos {
 				k := Key{Dev: d, Ino: ino}
 				if got := s.Add(k); got != (round == 0) {
 					t.Fatalf("round %d: Add(%v) = %v", round, k, got)
@@ -110,8 +122,8 @@ func TestDevices(t *testing.T) {
 	if s.Contains(Key{Dev: 2, Ino: 1}) || s.Contains(Key{Dev: 7, Ino: 300}) {
 		t.Fatal("Contains found a key never added")
 	}
-	if got := s.Len(); got != len(devs)*300 {
-		t.Fatalf("Len = %d, want %d", got, len(devs)*300)
+	if got := s.Len(); got != len(devs)*450 {
+		t.Fatalf("Len = %d, want %d", got, len(devs)*450)
 	}
 	if New(4).Contains(Key{}) {
 		t.Fatal("an empty set contains the zero key")
@@ -158,7 +170,7 @@ func TestTableAgainstMap(t *testing.T) {
 			var ino uint64
 			switch rng.IntN(3) {
 			case 0:
-				ino = rng.Uint64()
+				ino = rng.Uint64() % maxGrouped
 			case 1:
 				ino = uint64(rng.IntN(50000)) // dense: many repeats, 0 included
 			default:
@@ -178,10 +190,47 @@ func TestTableAgainstMap(t *testing.T) {
 			}
 		}
 		for i := 0; i < 1000; i++ {
-			ino := rng.Uint64()
+			ino := rng.Uint64() % maxGrouped
 			if tb.has(ino) != ref[ino] {
 				t.Fatalf("has(%d) = %v, want %v", ino, tb.has(ino), ref[ino])
 			}
 		}
 	}
+}
+
+// BenchmarkWalkFill fills a fresh set as a walk of a snapshot tree does:
+// six workers, each taking directories of 100 files with neighbouring
+// inode numbers (a batch at a time, as a directory's records arrive),
+// 409,600 keys in all; ns per key.
+
+func BenchmarkWalkFill(b *testing.B) {
+	const dirs, perDir, workers = 4096, 100, 6
+	for i := 0; i < b.N; i++ {
+		s := New(0)
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				batch := make([]Key, perDir)
+				for {
+					d := next.Add(1) - 1
+					if d >= dirs {
+						return
+					}
+					for f := range batch {
+						batch[f] = Key{Dev: 66305, Ino: uint64(d)*perDir + uint64(f) + 12}
+					}
+					ab := s.Batch()
+					for _, k := range batch {
+						ab.Add(k)
+					}
+					ab.Done()
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*dirs*perDir), "ns/key")
 }

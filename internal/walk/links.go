@@ -8,6 +8,23 @@ import (
 // seen reports whether the entry was counted before and must be skipped,
 // recording it otherwise (du's hard-link rule).
 func (w *Walker) seen(r *bulk.Record) bool {
+	return w.hashed(r) && !w.add(inodeset.Key{Dev: r.Dev, Ino: r.Ino})
+}
+
+// seenIn is seen adding to the set through b (see inodeset.Batch: the
+// caller does nothing else with the set until b.Done).
+func (w *Walker) seenIn(b *inodeset.Batch, r *bulk.Record) bool {
+	if !w.hashed(r) {
+		return false
+	}
+	if !w.setUsed.Load() {
+		w.setUsed.Store(true)
+	}
+	return !b.Add(inodeset.Key{Dev: r.Dev, Ino: r.Ino})
+}
+
+// hashed reports whether r goes through the hard-link set.
+func (w *Walker) hashed(r *bulk.Record) bool {
 	if w.opts.CountLinks {
 		return false
 	}
@@ -20,7 +37,7 @@ func (w *Walker) seen(r *bulk.Record) bool {
 		// once unless it was itself an operand (which sets checkAll).
 		return false
 	}
-	return !w.add(inodeset.Key{Dev: r.Dev, Ino: r.Ino})
+	return true
 }
 
 // add puts k in the hard-link set, reporting whether it was absent.

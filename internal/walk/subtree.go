@@ -159,17 +159,23 @@ func (sc *scan) readSubtrees(wk *worker, d *dir) (left []*dir, direct, directLef
 }
 
 // countTreeLinks counts, with linksNow, each file the links a subtree
-// walk met lead to unless it was counted already, in d's subtree.
+// walk met lead to unless it was counted already, in d's subtree. The
+// links come directory by directory, their inode numbers mostly in runs:
+// one batch takes each shard's lock once per run.
 func (sc *scan) countTreeLinks(wk *worker, d *dir, t *bulk.Tree) {
 	sum := Totals{Time: NoTime}
+	var skipped int64
+	b := sc.w.set.Batch()
 	for i := range t.Links.Records {
 		rec := &t.Links.Records[i]
-		if sc.w.seen(rec) {
-			wk.links.Add(1)
+		if sc.w.seenIn(&b, rec) {
+			skipped++
 			continue
 		}
 		sum.Add(entryTotals(rec))
 	}
+	b.Done()
+	wk.links.Add(skipped)
 	d.sub.add(sum)
 	wk.files.Add(sum.Inodes)
 	wk.blocks.Add(sum.Blocks)

@@ -210,7 +210,7 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	}
 
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(w.opts.Jobs)
+	g.SetLimit(w.opts.Jobs - 1) // and the caller's goroutine
 	sc := &scan{w: w, ctx: gctx, g: g, rootDev: rec.Dev, follow: follow,
 		links: linkTable{dev: rec.Dev}}
 	if !w.opts.ListFiles && !w.checkAll.Load() {
@@ -277,13 +277,15 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 		sc.partDone(root) // its own size still counts
 		return root.node, ctx.Err()
 	}
-	g.Go(func() error {
-		wk := w.getWorker()
-		sc.visit(wk, root, fd)
-		sc.work(wk)
-		w.putWorker(wk)
-		return nil
-	})
+	// The operand is read on the caller's goroutine, which is one of the
+	// walk's Jobs workers: the group starts the others (TryGo) while
+	// there is work for them, and none at all for a small tree, where
+	// handing the first directory to a new goroutine and waiting for it
+	// cost more than reading it.
+	wk := w.getWorker()
+	sc.visit(wk, root, fd)
+	sc.work(wk)
+	w.putWorker(wk)
 	g.Wait()
 	w.workMu.Lock()
 	for _, wk := range w.idle { // (those of other walks at once are busy)
