@@ -154,13 +154,16 @@ func (r *Reader) treeCall(walk func(*treeCtl, int, []uint64, *Reader), rootfd in
 	if anc != nil && anc.n > 0 {
 		slots = anc.slots
 	}
-	t := treeCtl{
+	// The control block lives in the Reader: passed to walk, a func value,
+	// a local would escape, one allocation per subtree walk.
+	t := &r.tctl
+	*t = treeCtl{
 		flags: uint32(mode & (times | TreeOneFS | TreeAllLinks)), nodeCap: uint32(len(r.nodes)),
 		tnamesCap: uint32(len(r.tnames)), recCap: uint32(len(r.trecs)), namesCap: uint32(len(r.tlnames)),
 		dbufCap: uint32(len(r.dbuf)), budget: uint32(min(budget, 1<<30)), nanc: uint32(len(slots) / 3),
 		rootDev: rootDev, nnodes: uint32(r.nnodes), tnamesLen: uint32(r.tnamesLen),
 	}
-	walk(&t, rootfd, slots, r)
+	walk(t, rootfd, slots, r)
 	r.nnodes = 0
 	tr := Tree{
 		Nodes:     r.nodes[:t.nnodes],
