@@ -80,9 +80,12 @@ const (
 	TreeNodes = 512
 	treeNames = 16 << 10
 	// treeRecsMax bounds the hard-link records of one subtree walk (they
-	// double from RecordsPerBatch when a walk ran out of them): past a
+	// double from treeRecsMin when a walk ran out of them): past a
 	// budget's worth more room saves nothing.
 	treeRecsMax = 8 << 10
+	treeRecsMin = 64
+	// treeLinkName is the room for names per record.
+	treeLinkName = namesSize / RecordsPerBatch
 )
 
 // Tree is what a subtree walk returned. Nodes and Links alias the
@@ -113,8 +116,11 @@ func (r *Reader) TreeStart() {
 	if r.nodes == nil {
 		r.nodes = make([]TreeNode, TreeNodes)
 		r.tnames = make([]byte, treeNames)
-		r.trecs = make([]Record, RecordsPerBatch)
-		r.tlnames = make([]byte, namesSize)
+		// Room for a few hard links: it doubles, up to treeRecsMax,
+		// each time a walk runs out of it (where there are none, 132 KiB
+		// a worker the walk never used, but the collector counted).
+		r.trecs = make([]Record, treeRecsMin)
+		r.tlnames = make([]byte, treeRecsMin*treeLinkName)
 		r.lnode = make([]int32, len(r.trecs))
 	}
 	r.nnodes, r.tnamesLen = 0, 0
