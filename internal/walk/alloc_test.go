@@ -59,7 +59,10 @@ func walkCost(t testing.TB, w *Walker, root string) (bytes, objects uint64) {
 // large trees, and the peak RSS with it (the stream allocated each file's
 // path and name, 93 bytes a file). The walks run on trees of the same
 // shape, one four times the other: the difference is what the extra
-// entries cost, whatever the walk's fixed cost.
+// entries cost, whatever the walk's fixed cost. The bounds leave room for
+// how busy the workers are (more of them list directories ahead of the
+// stream, whose pooled buffers then run short); the stream's allocations
+// of every file's path and name were 131 bytes and 2.4 objects an entry.
 func TestAllocsPerEntry(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates on its own")
@@ -75,8 +78,8 @@ func TestAllocsPerEntry(t *testing.T) {
 	}{
 		{"-s", Options{MaxDepth: 0, Stream: discard}, 4, 0.02},
 		{"-d 3", Options{MaxDepth: 3, Stream: discard}, 4, 0.02},
-		{"-a", Options{MaxDepth: -1, ListFiles: true, Stream: discard}, 56, 0.35},
-		{"export", Options{MaxDepth: -1, ListFiles: true, Details: true, Stream: discard, OnEnter: discard}, 56, 0.35},
+		{"-a", Options{MaxDepth: -1, ListFiles: true, Stream: discard}, 80, 0.5},
+		{"export", Options{MaxDepth: -1, ListFiles: true, Details: true, Stream: discard, OnEnter: discard}, 80, 0.5},
 	} {
 		for _, jobs := range []int{1, 4} {
 			c.opts.Jobs = jobs
