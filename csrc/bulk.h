@@ -192,7 +192,7 @@ typedef struct godu_tree {
 	int64_t size;       /* out: st_size of regular files and symlinks */
 	int64_t tmax_sec;   /* out: latest time among them (GODU_*TIME) */
 	int64_t tmax_nsec;
-	uint32_t links_full; /* out: 1 when the walk ended for want of room for hard links */
+	uint32_t links_full; /* out: 1 when the walk ran out of room for hard links */
 	uint32_t pad;
 } godu_tree;
 

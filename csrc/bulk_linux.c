@@ -417,6 +417,7 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 			if (r.nlink > 1 && !(t->flags & GODU_TREE_ALL_LINKS)) {
 				size_t len = strlen(nm);
 				if (t->nrecs == t->rec_cap || t->names_len + len + 1 > t->names_cap) {
+					t->links_full = 1; /* the caller grows the records */
 					ok = 0;
 					break;
 				}

@@ -230,6 +230,7 @@ type Reader struct {
 	lnode     []int32
 	nnodes    int
 	tnamesLen int
+	tctl      treeCtl // the subtree walk's control block
 	// goTree's descriptors, child counts and stack.
 	tfds   []int32
 	tkids  []uint32

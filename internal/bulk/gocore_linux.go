@@ -332,6 +332,7 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 			}
 			if rec.Nlink > 1 && t.flags&uint32(TreeAllLinks) == 0 {
 				if t.nrecs == t.recCap || t.namesLen+uint32(l)+1 > t.namesCap {
+					t.linksFull = 1 // the caller grows the records
 					ok = false
 					break
 				}

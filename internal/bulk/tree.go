@@ -80,9 +80,12 @@ const (
 	TreeNodes = 512
 	treeNames = 16 << 10
 	// treeRecsMax bounds the hard-link records of one subtree walk (they
-	// double from RecordsPerBatch when a walk ran out of them): past a
+	// double from treeRecsMin when a walk ran out of them): past a
 	// budget's worth more room saves nothing.
 	treeRecsMax = 8 << 10
+	treeRecsMin = 64
+	// treeLinkName is the room for names per record.
+	treeLinkName = namesSize / RecordsPerBatch
 )
 
 // Tree is what a subtree walk returned. Nodes and Links alias the
@@ -113,8 +116,11 @@ func (r *Reader) TreeStart() {
 	if r.nodes == nil {
 		r.nodes = make([]TreeNode, TreeNodes)
 		r.tnames = make([]byte, treeNames)
-		r.trecs = make([]Record, RecordsPerBatch)
-		r.tlnames = make([]byte, namesSize)
+		// Room for a few hard links: it doubles, up to treeRecsMax,
+		// each time a walk runs out of it (where there are none, 132 KiB
+		// a worker the walk never used, but the collector counted).
+		r.trecs = make([]Record, treeRecsMin)
+		r.tlnames = make([]byte, treeRecsMin*treeLinkName)
 		r.lnode = make([]int32, len(r.trecs))
 	}
 	r.nnodes, r.tnamesLen = 0, 0
@@ -154,13 +160,16 @@ func (r *Reader) treeCall(walk func(*treeCtl, int, []uint64, *Reader), rootfd in
 	if anc != nil && anc.n > 0 {
 		slots = anc.slots
 	}
-	t := treeCtl{
+	// The control block lives in the Reader: passed to walk, a func value,
+	// a local would escape, one allocation per subtree walk.
+	t := &r.tctl
+	*t = treeCtl{
 		flags: uint32(mode & (times | TreeOneFS | TreeAllLinks)), nodeCap: uint32(len(r.nodes)),
 		tnamesCap: uint32(len(r.tnames)), recCap: uint32(len(r.trecs)), namesCap: uint32(len(r.tlnames)),
 		dbufCap: uint32(len(r.dbuf)), budget: uint32(min(budget, 1<<30)), nanc: uint32(len(slots) / 3),
 		rootDev: rootDev, nnodes: uint32(r.nnodes), tnamesLen: uint32(r.tnamesLen),
 	}
-	walk(&t, rootfd, slots, r)
+	walk(t, rootfd, slots, r)
 	r.nnodes = 0
 	tr := Tree{
 		Nodes:     r.nodes[:t.nnodes],

@@ -3,6 +3,8 @@ package walk
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
+	"sync"
 
 	"github.com/godu-sh/godu/internal/bulk"
 )
@@ -48,8 +50,90 @@ func fileFlags(rec *bulk.Record) uint8 {
 	return 0
 }
 
-// add packs a file, returning the bytes it newly takes in memory.
-func (p *packed) add(name []byte, t Totals, withTime bool, flags uint8) int {
+// packedPool keeps the chunks and refs of directories whose files have
+// all been handed out (or spilled), for the next directories to list
+// theirs in: a walk then makes new ones only while what waits ahead of
+// the stream grows, not for every directory it lists (about 2.5 times
+// each directory's files in garbage, a collection every few thousand
+// directories). What waits swings by up to heldBudget as workers help
+// the stream; the pool keeps up to half of that.
+type packedPool struct {
+	mu     sync.Mutex
+	chunks [chunkClasses][][]byte // by capacity: [1 KiB << class, twice that)
+	refs   [][]uint32
+	bytes  int
+}
+
+const (
+	chunkClasses = chunkBits - 10 + 2 // 1 KiB to past chunkSize (a long name's)
+	poolMax      = heldBudget / 2
+	poolRefsCap  = 4096 // the longest refs kept
+)
+
+func chunkClass(size int) int { return bits.Len(uint(size)) - 11 }
+
+// chunk returns an empty chunk of at least need bytes of those of about
+// size, or nil.
+func (pp *packedPool) chunk(size, need int) []byte {
+	k := chunkClass(size)
+	if pp == nil || k < 0 || k >= chunkClasses {
+		return nil
+	}
+	pp.mu.Lock()
+	defer pp.mu.Unlock()
+	n := len(pp.chunks[k])
+	if n == 0 || cap(pp.chunks[k][n-1]) < need {
+		return nil
+	}
+	c := pp.chunks[k][n-1]
+	pp.chunks[k][n-1] = nil
+	pp.chunks[k] = pp.chunks[k][:n-1]
+	pp.bytes -= cap(c)
+	return c[:0]
+}
+
+// takeRefs returns an empty refs slice, or nil.
+func (pp *packedPool) takeRefs() []uint32 {
+	if pp == nil {
+		return nil
+	}
+	pp.mu.Lock()
+	defer pp.mu.Unlock()
+	n := len(pp.refs)
+	if n == 0 {
+		return nil
+	}
+	r := pp.refs[n-1]
+	pp.refs[n-1] = nil
+	pp.refs = pp.refs[:n-1]
+	pp.bytes -= 4 * cap(r)
+	return r[:0]
+}
+
+// put keeps p's chunks and refs, as far as poolMax allows; p keeps none.
+func (pp *packedPool) put(p *packed) {
+	if pp != nil && (len(p.chunks) > 0 || cap(p.refs) > 0) {
+		pp.mu.Lock()
+		for _, c := range p.chunks {
+			k := chunkClass(cap(c))
+			if k < 0 || k >= chunkClasses || pp.bytes+cap(c) > poolMax {
+				continue
+			}
+			pp.chunks[k] = append(pp.chunks[k], c[:0])
+			pp.bytes += cap(c)
+		}
+		if r := p.refs; cap(r) > 0 && cap(r) <= poolRefsCap && pp.bytes+4*cap(r) <= poolMax {
+			pp.refs = append(pp.refs, r[:0])
+			pp.bytes += 4 * cap(r)
+		}
+		pp.mu.Unlock()
+	}
+	p.chunks, p.refs = nil, nil
+}
+
+// add packs a file, returning the bytes it newly takes in memory; new
+// chunks and refs come from pp where it has them (pp may be nil).
+func (p *packed) add(pp *packedPool, name []byte, t Totals, withTime bool, flags uint8) int {
 	was := p.alloc
 	n := len(p.chunks)
 	if n == 0 || len(p.chunks[n-1])+len(name)+maxRecord-1024 > cap(p.chunks[n-1]) {
@@ -57,9 +141,17 @@ func (p *packed) add(name []byte, t Totals, withTime bool, flags uint8) int {
 		if n > 0 {
 			size = min(2*cap(p.chunks[n-1]), chunkSize)
 		}
-		p.chunks = append(p.chunks, make([]byte, 0, max(size, len(name)+maxRecord)))
+		need := max(size, len(name)+maxRecord)
+		c := pp.chunk(size, need)
+		if c == nil {
+			c = make([]byte, 0, need)
+		}
+		p.chunks = append(p.chunks, c)
 		p.alloc += cap(p.chunks[n])
 		n++
+	}
+	if p.refs == nil {
+		p.refs = pp.takeRefs()
 	}
 	c := p.chunks[n-1]
 	off := len(c)

@@ -6,7 +6,7 @@ import (
 	"encoding/binary"
 	"io"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"sync"
 )
@@ -82,7 +82,7 @@ type spillRun struct {
 }
 
 // spill writes p's files, sorted, as a run; on failure they stay.
-func (p *packed) spill(sf *spillFile, withTime bool) {
+func (p *packed) spill(sf *spillFile, pp *packedPool, withTime bool) {
 	p.sort()
 	var b []byte
 	for _, ref := range p.refs {
@@ -93,7 +93,8 @@ func (p *packed) spill(sf *spillFile, withTime bool) {
 		return
 	}
 	p.runs = append(p.runs, &spillRun{off: off, n: int64(len(b))})
-	p.chunks, p.refs, p.inMemory, p.alloc = nil, nil, 0, 0
+	pp.put(p)
+	p.inMemory, p.alloc = 0, 0
 }
 
 // recordLen is the length of the record at ref.
@@ -103,8 +104,8 @@ func (p *packed) recordLen(ref uint32, withTime bool) int {
 }
 
 func (p *packed) sort() {
-	sort.Slice(p.refs, func(i, j int) bool {
-		return bytes.Compare(recordName(p.record(p.refs[i])), recordName(p.record(p.refs[j]))) < 0
+	slices.SortFunc(p.refs, func(a, b uint32) int { // sort.Slice would allocate a directory
+		return bytes.Compare(recordName(p.record(a)), recordName(p.record(b)))
 	})
 }
 
@@ -131,11 +132,11 @@ func (r *spillRun) next(withTime bool) error {
 		return err
 	}
 	r.head = binary.AppendUvarint(r.head, n)
-	name := make([]byte, n)
-	if _, err := io.ReadFull(r.rd, name); err != nil {
+	at := len(r.head) // the name, read in place: no allocation a file
+	r.head = slices.Grow(r.head, int(n))[:at+int(n)]
+	if _, err := io.ReadFull(r.rd, r.head[at:]); err != nil {
 		return err
 	}
-	r.head = append(r.head, name...)
 	fields := 2
 	if withTime {
 		fields = 3

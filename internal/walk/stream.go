@@ -1,7 +1,7 @@
 package walk
 
 import (
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -101,10 +101,10 @@ func (sc *scan) streamFile(d *dir, name []byte, t Totals, flags uint8) {
 	st := d.stream()
 	d.mu.Lock()
 	withTime := sc.w.opts.Time != 0
-	size := int64(st.files.add(name, t, withTime, flags))
+	size := int64(st.files.add(&sc.em.pool, name, t, withTime, flags))
 	if st.files.inMemory > spillAt {
 		size -= int64(st.files.alloc)
-		st.files.spill(&sc.em.spill, withTime)
+		st.files.spill(&sc.em.spill, &sc.em.pool, withTime)
 		size += int64(st.files.alloc)
 	}
 	d.mu.Unlock()
@@ -230,8 +230,9 @@ func (sc *scan) streamListed(d *dir) {
 	st := d.stream()
 	d.mu.Lock()
 	st.files.sort()
-	sort.Slice(st.subdirs, func(i, j int) bool { return st.subdirs[i].name < st.subdirs[j].name })
-	sort.Slice(st.links, func(i, j int) bool { return st.links[i].name < st.links[j].name })
+	// Names are unique among siblings: no order to keep among equals.
+	slices.SortFunc(st.subdirs, func(a, b *dir) int { return strings.Compare(a.name, b.name) })
+	slices.SortFunc(st.links, func(a, b link) int { return strings.Compare(a.name, b.name) })
 	d.mu.Unlock()
 	st.listed.Store(true)
 	sc.em.kick()
@@ -267,7 +268,23 @@ type emitter struct {
 	held  atomic.Int64 // bytes of listed files and links not handed out
 	stack []frame      // the directories entered, the root first
 	file  Node         // the Node handed out for a file
+	path  []byte       // and its path (Options.Stream: valid during the call)
 	spill spillFile    // spill.go
+	pool  packedPool   // packed.go
+}
+
+// filePath is Join(dir, name) in e.path, reused: a file handed out costs
+// no allocation. The name is the path's end.
+func (e *emitter) filePath(dir string, name []byte) (path, base string) {
+	b := append(e.path[:0], dir...)
+	if len(dir) == 0 || dir[len(dir)-1] != '/' {
+		b = append(b, '/')
+	}
+	at := len(b)
+	b = append(b, name...)
+	e.path = b
+	path = unsafe.String(unsafe.SliceData(b), len(b))
+	return path, path[at:]
 }
 
 // spillFailed reports that the spill file could not be read back: the
@@ -353,16 +370,18 @@ func (e *emitter) advance() {
 		switch {
 		case hasF && (!hasS || string(fname) < sname) && (!hasL || string(fname) < lname):
 			name, t, flags, _ := decodeRecord(rec, withTime)
-			e.file = Node{Name: string(name), Totals: t, Own: t}
+			path, base := e.filePath(f.path, name) // a copy: advance may reuse rec
+			e.file = Node{Name: base, Totals: t, Own: t}
 			if err := st.files.advance(src, withTime); err != nil {
 				e.spillFailed(err)
 			}
 			if opts.Details {
 				e.file.Detail = fileDetail(t, flags)
 			}
-			opts.Stream(Join(f.path, e.file.Name), &e.file)
+			opts.Stream(path, &e.file)
 			if _, _, more := st.files.head(); !more {
 				e.held.Add(-int64(st.files.alloc))
+				e.pool.put(&st.files)
 				st.files = packed{}
 			}
 		case hasL && (!hasS || lname < sname):
@@ -381,7 +400,8 @@ func (e *emitter) advance() {
 				if opts.Details {
 					e.file.Detail = Detail{Self: l.t, Ino: l.key.Ino, Nlink: l.nlink, Uncounted: !counted, NotReg: l.notReg}
 				}
-				opts.Stream(Join(f.path, l.name), &e.file)
+				path, _ := e.filePath(f.path, unsafe.Slice(unsafe.StringData(l.name), len(l.name)))
+				opts.Stream(path, &e.file)
 			}
 		case hasS:
 			c := st.subdirs[st.si]
@@ -403,7 +423,7 @@ func (e *emitter) advance() {
 			if !st.complete.Load() {
 				return
 			}
-			sort.Slice(st.deep, func(i, j int) bool { return st.deep[i].name < st.deep[j].name })
+			slices.SortFunc(st.deep, func(a, b link) int { return strings.Compare(a.name, b.name) })
 			for i := range st.deep {
 				l := &st.deep[i]
 				e.charge(st, l, !strings.Contains(l.name, "\x00"))

@@ -105,7 +105,9 @@ type Options struct {
 	// subtree is complete and every Node before it has been received, with
 	// its final figures, hard links included (stream.go). Calls are
 	// serialised. Walk then keeps no Node below the root: the root it
-	// returns has no Children.
+	// returns has no Children. A file's path, its Node and the Node's
+	// Name are valid during the call only: the stream reuses their memory
+	// for the next file (keep a copy, strings.Clone, to keep one).
 	Stream func(path string, n *Node)
 	// Details, with Stream, ListFiles and no MaxDepth, fills each streamed
 	// Node's Detail and streams, as files, the entries left out (--exclude,

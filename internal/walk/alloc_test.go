@@ -1,0 +1,113 @@
+//go:build unix
+
+package walk
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"testing"
+)
+
+// filesTree makes a binary tree of directories, levels deep, with files
+// empty files in every directory (the shape of make scale's trees), and
+// returns its root and how many entries it holds.
+func filesTree(t testing.TB, levels, files int) (string, int) {
+	root := filepath.Join(t.TempDir(), "t")
+	entries := 0
+	var mk func(dir string, levels int)
+	mk = func(dir string, levels int) {
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		entries++
+		for i := 0; i < files; i++ {
+			f, err := os.Create(filepath.Join(dir, "f"+strconv.Itoa(i)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			entries++
+		}
+		if levels > 1 {
+			mk(filepath.Join(dir, "a"), levels-1)
+			mk(filepath.Join(dir, "b"), levels-1)
+		}
+	}
+	mk(root, levels)
+	return root, entries
+}
+
+// walkCost is what one walk of root by w allocates: bytes and objects.
+func walkCost(t testing.TB, w *Walker, root string) (bytes, objects uint64) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if _, err := w.Walk(context.Background(), root); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc, after.Mallocs - before.Mallocs
+}
+
+// TestAllocsPerEntry: what a walk allocates beyond its fixed buffers grows
+// with the entries by no more than a few bytes each, for every output
+// that streams (-s, -d, -a, the export's details): garbage in proportion
+// to the entries is what filled godu's heap up to its first collection on
+// large trees, and the peak RSS with it (the stream allocated each file's
+// path and name, 93 bytes a file). The walks run on trees of the same
+// shape, one four times the other: the difference is what the extra
+// entries cost, whatever the walk's fixed cost. The bounds leave room for
+// how busy the workers are (more of them list directories ahead of the
+// stream, whose pooled buffers then run short); the stream's allocations
+// of every file's path and name were 131 bytes and 2.4 objects an entry.
+func TestAllocsPerEntry(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates on its own")
+	}
+	small, ns := filesTree(t, 6, 40) // 63 directories, 2,583 entries
+	big, nb := filesTree(t, 8, 40)   // 255 directories, 10,455 entries
+	extra := float64(nb - ns)
+	discard := func(string, *Node) {}
+	for _, c := range []struct {
+		name          string
+		opts          Options
+		bytes, allocs float64 // per extra entry, at most
+	}{
+		{"-s", Options{MaxDepth: 0, Stream: discard}, 4, 0.02},
+		{"-d 3", Options{MaxDepth: 3, Stream: discard}, 4, 0.02},
+		{"-a", Options{MaxDepth: -1, ListFiles: true, Stream: discard}, 80, 0.5},
+		{"export", Options{MaxDepth: -1, ListFiles: true, Details: true, Stream: discard, OnEnter: discard}, 80, 0.5},
+	} {
+		for _, jobs := range []int{1, 4} {
+			c.opts.Jobs = jobs
+			// One Walker, its workers made by a first walk of the big
+			// tree: a worker's buffers are a fixed cost of the walk,
+			// however many entries it reads, but how many workers a walk
+			// starts varies from run to run.
+			w := New(c.opts)
+			walkCost(t, w, big)
+			var bs, objS, bb, objB uint64
+			// The least of a few walks: a collection's own allocations
+			// (or another test's) land in one walk's figures, never in
+			// every one's.
+			for i := 0; i < 3; i++ {
+				b1, o1 := walkCost(t, w, small)
+				b2, o2 := walkCost(t, w, big)
+				if i == 0 || b2-min(b1, b2) < bb-min(bs, bb) {
+					bs, objS, bb, objB = b1, o1, b2, o2
+				}
+			}
+			perB := (float64(bb) - float64(bs)) / extra
+			perO := (float64(objB) - float64(objS)) / extra
+			t.Logf("%s jobs %d: %d entries %d B %d objects, %d entries %d B %d objects: %.1f B and %.3f objects an extra entry",
+				c.name, jobs, ns, bs, objS, nb, bb, objB, perB, perO)
+			if perB > c.bytes || perO > c.allocs {
+				t.Errorf("%s jobs %d: %.1f bytes and %.3f objects allocated per extra entry, over %.0f and %.2f",
+					c.name, jobs, perB, perO, c.bytes, c.allocs)
+			}
+		}
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package walk
+
+const raceEnabled = false
