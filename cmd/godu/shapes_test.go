@@ -21,13 +21,17 @@ import (
 // a random worker count from 1 to 16 and GOMAXPROCS 1 or all CPUs, godu
 // prints what du prints for random option sets, and makes exactly one
 // statx per entry and one openat per directory (plus openSlack).
-// GODU_SHAPES_N shapes (default 6), from GODU_SHAPES_SEED (default: the
-// time, logged so that a failure can be replayed).
+// GODU_SHAPES_N shapes (default 6) of up to GODU_SHAPES_SIZE entries
+// (default 3,000), from GODU_SHAPES_SEED (default: the time, logged so
+// that a failure can be replayed).
 func TestRandomShapes(t *testing.T) {
 	needDu(t)
-	n, seed := 6, time.Now().UnixNano()
+	n, seed, size := 6, time.Now().UnixNano(), 3000
 	if v, err := strconv.Atoi(os.Getenv("GODU_SHAPES_N")); err == nil {
 		n = v
+	}
+	if v, err := strconv.Atoi(os.Getenv("GODU_SHAPES_SIZE")); err == nil {
+		size = v
 	}
 	if v, err := strconv.ParseInt(os.Getenv("GODU_SHAPES_SEED"), 10, 64); err == nil {
 		seed = v
@@ -38,7 +42,7 @@ func TestRandomShapes(t *testing.T) {
 	optionSets := [][]string{{"-s"}, {"-a"}, {"-l"}, {"-S"}, {"--inodes"}, {"-b"}, {"-d", "2"}, {"-a", "-l", "-x"},
 		{"-c", "-s", "-L"}, {"-sL"}, {"-a", "--apparent-size", "-B1"}, {"-s", "-D"}}
 	for i := 0; i < n; i++ {
-		s := testtree.RandomShape(rng, 3000)
+		s := testtree.RandomShape(rng, size)
 		jobs := 1 + rng.Intn(16)
 		procs := []int{1, runtime.NumCPU()}[rng.Intn(2)]
 		t.Run(fmt.Sprintf("%d-%s-j%d-p%d", i, s.Name, jobs, procs), func(t *testing.T) {
