@@ -78,7 +78,7 @@ race:
 # differential ones on trees, against du. The darwin purego and portable
 # passes run these (their option grammar, times, quoting, terminal and
 # output-failure tests are the reader-free ones the other passes ran).
-READER_TESTS := ^(TestDifferential.*|TestDefaultOperandIsDot|TestMissingOperand|TestDeeperThanPathMax|TestLargeDirectory|TestPermissionDenied|TestShapes|TestGenerated(Operands|HugeSums)|TestOptionScenarios|TestSymlinkChainsAndSlashes|TestFiles0From|TestMutation|TestOneFileSystem|TestSparse8GB|TestNcduExport.*|TestJSON|TestXnu.*)$$
+READER_TESTS := ^(TestDifferential.*|TestDefaultOperandIsDot|TestMissingOperand|TestDeeperThanPathMax|TestLargeDirectory|TestPermissionDenied|TestShapes|TestRandomShapes|TestGenerated(Operands|HugeSums)|TestOptionScenarios|TestSymlinkChainsAndSlashes|TestFiles0From|TestMutation|TestOneFileSystem|TestSparse8GB|TestNcduExport.*|TestJSON|TestXnu.*)$$
 
 # --- the darwin core on Linux ---------------------------------------------
 # The build tag godu_xnu compiles the darwin core (csrc/bulk_darwin.c with
@@ -91,7 +91,7 @@ READER_TESTS := ^(TestDifferential.*|TestDefaultOperandIsDot|TestMissingOperand|
 # (READER_TESTS) and leaves its longest ones to the cgo run.
 XNU_PKGS := ./internal/bulk ./internal/walk ./cmd/godu
 XNU_SKIP := TestDescriptorExhaustion
-XNU_SKIP_PUREGO := $(XNU_SKIP)|TestFewDescriptors|TestShapes|TestDeeperThanPathMax
+XNU_SKIP_PUREGO := $(XNU_SKIP)|TestFewDescriptors|TestShapes|TestRandomShapes|TestDeeperThanPathMax
 # The shipped build must not hold the emulation: its functions' names,
 # which stay in a stripped Go binary, are in bin/godu-xnu and not in
 # bin/godu.

@@ -113,3 +113,11 @@ func straceCounts(t *testing.T, dir string, limit int, args []string) map[string
 	}
 	return calls
 }
+
+// straceWorks reports whether strace is installed and may trace here.
+func straceWorks() bool {
+	if _, err := exec.LookPath("strace"); err != nil {
+		return false
+	}
+	return exec.Command("strace", "-o", "/dev/null", "true").Run() == nil
+}

@@ -24,7 +24,45 @@ type Shape struct {
 	Binary  bool   // names hold bytes that are not UTF-8
 	Outside bool   // every file gets a second link outside the tree
 	Files   int    // k-ary: files in each directory (default 1)
-	Seed    int64
+	// Random trees: Links adds hard links between directories (to files
+	// in a pool directory inside the tree), DirLinks symlinks to
+	// directories inside the tree, ancestors among them.
+	Links, DirLinks bool
+	Seed            int64
+}
+
+// RandomShape draws a shape of any kind, its size, fan-out, name length
+// and bytes, links and files per directory chosen by rng, with at most
+// about maxEntries entries (and a chain at most maxEntries deep).
+func RandomShape(rng *rand.Rand, maxEntries int) Shape {
+	s := Shape{Seed: rng.Int63()}
+	switch rng.Intn(8) {
+	case 0:
+		s.Kind, s.Size = "chain", 1+rng.Intn(maxEntries/2)
+	case 1:
+		s.Kind, s.Size = "comb", 1+rng.Intn(maxEntries/4)
+	case 2:
+		s.Kind, s.Size = "star", 1+rng.Intn(maxEntries)
+	case 3:
+		s.Kind, s.K = "kary", 2+rng.Intn(6)
+		s.Files = rng.Intn(5)
+		for n := s.K; n*s.K*(s.Files+1) < maxEntries; n *= s.K {
+			s.Size++
+		}
+	default:
+		s.Kind, s.Size = "random", 1+rng.Intn(maxEntries)
+		s.Links, s.DirLinks = rng.Intn(2) == 0, rng.Intn(3) == 0
+	}
+	switch rng.Intn(4) {
+	case 0:
+		s.NameLen = 1 + rng.Intn(255)
+	case 1:
+		s.NameLen = 200 + rng.Intn(56)
+	}
+	s.Binary = rng.Intn(4) == 0
+	s.Outside = rng.Intn(3) == 0
+	s.Name = fmt.Sprintf("%s-%d-k%d-f%d-n%d-b%v-o%v-l%v-s%v", s.Kind, s.Size, s.K, s.Files, s.NameLen, s.Binary, s.Outside, s.Links, s.DirLinks)
+	return s
 }
 
 // Shapes is a small set covering every kind, for tests that must stay
@@ -193,9 +231,41 @@ func (g *gen) random(root, entries int) {
 	// link masks in the tests) see every entry; chains go deeper.
 	maxDepth := 3500 / (max(g.s.NameLen, 8) + 1)
 	var last string
+	// The pool: files that links from anywhere in the tree lead to.
+	pool, poolName, pooled := -1, "", []string(nil)
+	if g.s.Links {
+		dup, err := unix.Dup(root)
+		if err != nil {
+			g.t.Fatal(err)
+		}
+		poolName = g.name('p')
+		pool = g.mkdir(dup, poolName)
+		defer unix.Close(pool)
+	}
 	for i := 0; i < entries; i++ {
 		top := stack[len(stack)-1]
 		switch r := g.rng.Intn(100); {
+		case r < 6 && pool >= 0:
+			if len(pooled) == 0 || g.rng.Intn(3) == 0 {
+				pooled = append(pooled, g.file(pool, i*31))
+				continue
+			}
+			if err := linkat(pool, pooled[g.rng.Intn(len(pooled))], top, g.name('h')); err != nil {
+				g.t.Fatal(err)
+			}
+		case r < 9 && g.s.DirLinks:
+			// Up to an ancestor (a cycle under -L) or to the pool.
+			up := g.rng.Intn(len(stack))
+			target := strings.Repeat("../", up)
+			if target == "" {
+				target = "."
+			}
+			if pool >= 0 && g.rng.Intn(2) == 0 {
+				target = strings.Repeat("../", len(stack)-1) + poolName
+			}
+			if err := symlinkat(target, top, g.name('s')); err != nil {
+				g.t.Fatal(err)
+			}
 		case r < 12 && len(stack) < maxDepth:
 			dup, err := unix.Dup(top)
 			if err != nil {

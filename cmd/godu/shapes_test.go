@@ -1,0 +1,73 @@
+//go:build unix
+
+package main
+
+import (
+	"fmt"
+	"math/rand"
+	"os"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/godu-sh/godu/internal/bulk"
+	"github.com/godu-sh/godu/internal/testtree"
+)
+
+// TestRandomShapes is the property over generated trees: on shapes drawn
+// at random (kind, size, fan-out, depth, name length and bytes, hard links
+// between directories and outside the tree, symlinks to directories), at
+// a random worker count from 1 to 16 and GOMAXPROCS 1 or all CPUs, godu
+// prints what du prints for random option sets, and makes exactly one
+// statx per entry and one openat per directory (plus openSlack).
+// GODU_SHAPES_N shapes (default 6) of up to GODU_SHAPES_SIZE entries
+// (default 3,000), from GODU_SHAPES_SEED (default: the time, logged so
+// that a failure can be replayed).
+func TestRandomShapes(t *testing.T) {
+	needDu(t)
+	n, seed, size := 6, time.Now().UnixNano(), 3000
+	if v, err := strconv.Atoi(os.Getenv("GODU_SHAPES_N")); err == nil {
+		n = v
+	}
+	if v, err := strconv.Atoi(os.Getenv("GODU_SHAPES_SIZE")); err == nil {
+		size = v
+	}
+	if v, err := strconv.ParseInt(os.Getenv("GODU_SHAPES_SEED"), 10, 64); err == nil {
+		seed = v
+	}
+	t.Logf("GODU_SHAPES_SEED=%d", seed)
+	rng := rand.New(rand.NewSource(seed))
+	counted := !onXnu && bulk.Variant != "portable" && straceWorks()
+	optionSets := [][]string{{"-s"}, {"-a"}, {"-l"}, {"-S"}, {"--inodes"}, {"-b"}, {"-d", "2"}, {"-a", "-l", "-x"},
+		{"-c", "-s", "-L"}, {"-sL"}, {"-a", "--apparent-size", "-B1"}, {"-s", "-D"}}
+	for i := 0; i < n; i++ {
+		s := testtree.RandomShape(rng, size)
+		jobs := 1 + rng.Intn(16)
+		procs := []int{1, runtime.NumCPU()}[rng.Intn(2)]
+		t.Run(fmt.Sprintf("%d-%s-j%d-p%d", i, s.Name, jobs, procs), func(t *testing.T) {
+			dir := t.TempDir()
+			op := testtree.Generate(t, dir, s)
+			t.Setenv("GOMAXPROCS", strconv.Itoa(procs))
+			own := []string{fmt.Sprintf("--jobs=%d", jobs)}
+			for k := 0; k < 3; k++ {
+				args := optionSets[rng.Intn(len(optionSets))]
+				compareWith(t, dir, own, args, []string{op})
+			}
+			if !counted {
+				return
+			}
+			entries := countFind(t, dir, op)
+			dirs := countFind(t, dir, op, "-type", "d")
+			for _, args := range [][]string{{"-s"}, {"-a"}} {
+				calls := straceCounts(t, dir, 0, append(append([]string{}, own...), append(args, op)...))
+				if calls["statx"] != entries {
+					t.Errorf("%q: %d statx for %d entries", args, calls["statx"], entries)
+				}
+				if calls["openat"] > dirs+openSlack {
+					t.Errorf("%q: %d openat for %d directories", args, calls["openat"], dirs)
+				}
+			}
+		})
+	}
+}
