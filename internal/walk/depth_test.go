@@ -19,6 +19,12 @@ func chain(t testing.TB, depth int) string {
 	return filepath.Join(dir, testtree.Generate(t, dir, testtree.Shape{Kind: "chain", Size: depth}))
 }
 
+// linkedChain is chain with each file's second link outside the chain.
+func linkedChain(t testing.TB, depth int) string {
+	dir := t.TempDir()
+	return filepath.Join(dir, testtree.Generate(t, dir, testtree.Shape{Kind: "chain", Size: depth, Outside: true}))
+}
+
 // walkAllocs is the bytes one walk of root allocates.
 func walkAllocs(t testing.TB, opts Options, root string) uint64 {
 	var before, after runtime.MemStats
@@ -40,10 +46,25 @@ func TestDepthLinear(t *testing.T) {
 	if testing.Short() {
 		small, big = 500, 2000
 	}
-	a, b := chain(t, small), chain(t, big)
+	for _, c := range []struct {
+		name  string
+		chain func(testing.TB, int) string
+	}{{"chain", chain}, {"linked", linkedChain}} {
+		t.Run(c.name, func(t *testing.T) { depthLinear(t, c.chain(t, small), c.chain(t, big), small, big) })
+	}
+}
+
+// depthLinear compares the bytes walks of chains a and b allocate. In
+// the linked chain every file has a second link (outside the chain): the
+// links found below the -d limit were handed up level by level, their
+// names growing by a level each time (2,000 levels at -d 3: 3 s, 60 MB;
+// du 0.05 s).
+func depthLinear(t *testing.T, a, b string, small, big int) {
 	for _, opts := range []Options{
 		{Jobs: 1, MaxDepth: 0, Stream: func(string, *Node) {}},
 		{Jobs: 4, MaxDepth: -1, ListFiles: true, Stream: func(string, *Node) {}},
+		{Jobs: 3, MaxDepth: 2, Stream: func(string, *Node) {}},
+		{Jobs: 2, MaxDepth: 3, ListFiles: true, Stream: func(string, *Node) {}},
 		{Jobs: 16, MaxDepth: 2},
 		{Jobs: 2, MaxDepth: -1, OnNode: func(string, *Node) {}},
 	} {

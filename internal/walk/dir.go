@@ -17,7 +17,11 @@ type dir struct {
 	skipped bool
 	fd      descriptor // reads d; then opens its subdirectories (fd.go)
 	node    *Node      // nil when not reported
-	st      *streamDir // with Options.Stream: kept for the emitter
+	// top: of a directory not reported, the highest such on its path
+	// (right below a reported one), which holds the links found below it
+	// for the emitter (streamLink); set when d is made (setTop).
+	top *dir
+	st  *streamDir // with Options.Stream: kept for the emitter
 
 	sub atomicTotals // the subtree so far
 	own atomicTotals // the directory and its files
@@ -61,9 +65,20 @@ func (d *dir) path() string {
 
 func newDir(parent *dir, name string, depth int, rec *bulk.Record) *dir {
 	d := &dir{parent: parent, name: name, depth: depth, dev: rec.Dev, ino: rec.Ino}
+	d.setTop()
 	t := entryTotals(rec)
 	d.sub.set(t)
 	d.own.set(t)
 	d.pending = 1
 	return d
+}
+
+// setTop sets d.top from its parent's, which is reported (has its Node)
+// or not by the time its subdirectories are made.
+func (d *dir) setTop() {
+	if d.parent == nil || d.parent.node != nil {
+		d.top = d
+	} else {
+		d.top = d.parent.top
+	}
 }

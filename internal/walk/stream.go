@@ -31,11 +31,13 @@ import (
 // in du's order counts, as when the walk charges them afterwards, but
 // without a table of every linked file met. A directory whose children
 // are reported holds its links among its children, by name; one whose
-// children are not (at the -d limit) holds those of its whole subtree,
-// each named by its path below it with NUL between names, so that sorting
-// the names bytewise gives du's order, and charges them once complete.
-// Directories that are not reported pass their links up when they
-// complete.
+// children are not (at the -d limit) holds those of its whole subtree and
+// charges them once complete. A link below its children is named by the
+// child it is found under (marked below): which of two links under one
+// child counts changes no reported figure, so that name is all du's order
+// needs (a link right in the directory, under another name, comes before
+// or after the whole child), and a link is handed to its holder at once,
+// whatever its depth.
 
 // heldBudget is how many bytes of listed files and links may wait ahead
 // of the emitter before workers help it.
@@ -59,10 +61,11 @@ type streamDir struct {
 	extra, extraOwn Totals
 }
 
-// link is a hard-linked file met in the walk. name is its path below the
-// directory holding it, its names separated by NUL.
+// link is a hard-linked file met in the walk. name is its name in the
+// directory holding it, or (below) the name of the child it is under.
 type link struct {
 	name   string
+	below  bool
 	key    inodeset.Key
 	t      Totals
 	nlink  uint32
@@ -175,9 +178,13 @@ func (sc *scan) drop(c *dir) {
 // streamLink takes a hard link found in d: among d's children when they
 // are reported, else held to be charged when d completes.
 func (sc *scan) streamLink(d *dir, l link) {
+	if d.node == nil { // below the -d limit: to the reported directory above
+		l.name, l.below = d.top.name, true
+		d = d.top.parent
+	}
 	st := d.stream()
 	d.mu.Lock()
-	if d.node != nil && (sc.ordered || sc.reported(d.depth+1)) && !strings.Contains(l.name, "\x00") {
+	if (sc.ordered || sc.reported(d.depth+1)) && !l.below {
 		st.links = append(st.links, l)
 	} else {
 		st.deep = append(st.deep, l)
@@ -200,29 +207,42 @@ func (sc *scan) streamLinks(d *dir, b *bulk.Batch, links []int32) {
 }
 
 // streamTreeLinks takes the links a subtree walk met: each goes to the
-// nearest directory of the walk that has a dir (dirs, by node), with its
-// path below it.
-func (sc *scan) streamTreeLinks(d *dir, t *bulk.Tree, dirs []*dir) {
-	var names []string
-	for k, ni := range t.LinkNodes {
-		names = names[:0]
-		h := d
-		for j := ni; j >= 0; j = t.Nodes[j].Parent {
-			if dirs[j] != nil {
-				h = dirs[j]
-				break
-			}
-			names = append(names, string(t.NodeName(&t.Nodes[j])))
-		}
-		var sb strings.Builder
-		for i := len(names) - 1; i >= 0; i-- {
-			sb.WriteString(names[i])
-			sb.WriteByte(0)
-		}
-		rec := &t.Links.Records[k]
-		sb.Write(t.Links.Name(rec))
-		sc.streamLink(h, link{name: sb.String(), key: inodeset.Key{Dev: rec.Dev, Ino: rec.Ino}, t: entryTotals(rec), nlink: rec.Nlink})
+// nearest directory of the walk that has a dir (dirs, by node), named by
+// the node right below that directory it is under when it is deeper. A
+// pass over the nodes, parents first, finds both for every node in O(1)
+// each, whatever the depth.
+func (sc *scan) streamTreeLinks(wk *worker, d *dir, t *bulk.Tree, dirs []*dir) {
+	n := len(t.Nodes)
+	if cap(wk.holder) < n {
+		wk.holder = make([]*dir, n)
+		wk.under = make([]int32, n)
 	}
+	holder, under := wk.holder[:n], wk.under[:n]
+	for j := range t.Nodes {
+		nd := &t.Nodes[j]
+		switch {
+		case dirs[j] != nil:
+			holder[j], under[j] = dirs[j], -1
+		case nd.Parent < 0:
+			holder[j], under[j] = d, int32(j)
+		default:
+			holder[j], under[j] = holder[nd.Parent], under[nd.Parent]
+			if under[j] < 0 {
+				under[j] = int32(j)
+			}
+		}
+	}
+	for k, ni := range t.LinkNodes {
+		rec := &t.Links.Records[k]
+		l := link{key: inodeset.Key{Dev: rec.Dev, Ino: rec.Ino}, t: entryTotals(rec), nlink: rec.Nlink}
+		if u := under[ni]; u >= 0 {
+			l.name, l.below = string(t.NodeName(&t.Nodes[u])), true
+		} else {
+			l.name = string(t.Links.Name(rec))
+		}
+		sc.streamLink(holder[ni], l)
+	}
+	clear(holder) // keeps no directory alive
 }
 
 // streamListed marks reported d as listed: its children are all known.
@@ -238,25 +258,13 @@ func (sc *scan) streamListed(d *dir) {
 	sc.em.kick()
 }
 
-// streamComplete marks reported d complete (its Node's figures set), or
-// passes unreported d's links to its parent.
+// streamComplete marks reported d complete (its Node's figures set).
+// (An unreported one holds no links: streamLink hands them above.)
 func (sc *scan) streamComplete(d *dir) {
 	if d.node != nil {
 		d.stream().complete.Store(true)
 		sc.em.kick()
-		return
 	}
-	if d.st == nil || len(d.st.deep) == 0 || d.parent == nil {
-		return
-	}
-	p := d.parent.stream()
-	d.parent.mu.Lock()
-	for _, l := range d.st.deep {
-		l.name = d.name + "\x00" + l.name
-		p.deep = append(p.deep, l)
-	}
-	d.parent.mu.Unlock()
-	d.st.deep = nil
 }
 
 // emitter hands out entries in order (see above). One goroutine at a
@@ -392,7 +400,7 @@ func (e *emitter) advance() {
 				e.sc.w.fail(l.err.Op, l.err.Path, l.err.Err)
 				continue
 			}
-			counted := e.charge(st, l, true)
+			counted := e.charge(st, l, !l.below)
 			// Details lists every link to a hard-linked file; a file
 			// with one link reached again (-L) is not listed again.
 			if counted && opts.ListFiles && e.sc.reported(f.d.depth+1) || opts.Details && (counted || l.nlink > 1) {
@@ -426,7 +434,7 @@ func (e *emitter) advance() {
 			slices.SortFunc(st.deep, func(a, b link) int { return strings.Compare(a.name, b.name) })
 			for i := range st.deep {
 				l := &st.deep[i]
-				e.charge(st, l, !strings.Contains(l.name, "\x00"))
+				e.charge(st, l, !l.below)
 			}
 			n := f.d.node
 			n.Totals.Add(st.extra)

@@ -100,6 +100,7 @@ func (sc *scan) readSubtrees(wk *worker, d *dir) (left []*dir, direct, directLef
 			left = append(left, c)
 		case standing:
 			c = &dir{parent: p, name: name, depth: depth, dev: nd.Dev, ino: nd.Ino, pending: kids[i]}
+			c.setTop()
 			c.sub.set(sub[i])
 			c.own.set(own(nd))
 			c.fd.hold(leftKids[i])
@@ -108,6 +109,7 @@ func (sc *scan) readSubtrees(wk *worker, d *dir) (left []*dir, direct, directLef
 			}
 		default:
 			c = &dir{parent: p, name: name, depth: depth, dev: nd.Dev, ino: nd.Ino}
+			c.setTop()
 			done = append(done, i)
 		}
 		if sc.reported(depth) {
@@ -139,7 +141,7 @@ func (sc *scan) readSubtrees(wk *worker, d *dir) (left []*dir, direct, directLef
 		case sc.linksNow:
 			sc.countTreeLinks(wk, d, &t)
 		case sc.em != nil:
-			sc.streamTreeLinks(d, &t, dirs)
+			sc.streamTreeLinks(wk, d, &t, dirs)
 		default:
 			sc.claimTree(wk, d, &t, dirs)
 		}
@@ -202,6 +204,7 @@ func (sc *scan) claimTree(wk *worker, d *dir, t *bulk.Tree, dirs []*dir) {
 		}
 		nd := &t.Nodes[below]
 		c := &dir{parent: p, name: string(t.NodeName(nd)), depth: p.depth + 1, dev: nd.Dev, ino: nd.Ino}
+		c.setTop()
 		dirs[below] = c
 		return c
 	}

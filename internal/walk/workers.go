@@ -26,6 +26,9 @@ type worker struct {
 	leftKids []int32
 	tdirs    []*dir
 	sub      []Totals
+	// Scratch of streamTreeLinks.
+	holder []*dir
+	under  []int32
 }
 
 // getWorker takes an idle worker, or makes one.
