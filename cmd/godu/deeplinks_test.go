@@ -28,7 +28,7 @@ func TestLinksBelowDepthLimit(t *testing.T) {
 		"w/D/z/q/l3":     "link:w/D/n", // after n: n is D's own
 		"w/D/b/l4":       "file:13000",
 		"w/D/c":          "link:w/D/b/l4", // after b/l4
-		"w/E/d/e/f/g/l5": "link:w/D/n",   // counted in D already
+		"w/E/d/e/f/g/l5": "link:w/D/n",    // counted in D already
 		"w/E/k":          "file:7000",
 		"w/A/k2":         "link:w/E/k", // A comes first: counted there
 		"w/E/h/i/l6":     "link:w/E/k",
