@@ -1,6 +1,8 @@
 package walk
 
 import (
+	"slices"
+
 	"github.com/godu-sh/godu/internal/bulk"
 	"github.com/godu-sh/godu/internal/inodeset"
 )
@@ -149,21 +151,54 @@ func (sc *scan) claim(wk *worker, d *dir, b *bulk.Batch, links []int32) {
 }
 
 // chargeLinks adds each hard-linked file to the directory of its first
-// link and to every reported directory above it, after the walk.
+// link and to every reported directory above it, after the walk. Each
+// directory on the way is visited once, however many links are below
+// it: the links' sums are added up level by level from the deepest (a
+// walk up from every link cost O(depth) each, quadratic on a chain).
 func (sc *scan) chargeLinks() {
 	resort := map[*Node]bool{}
 	var files, blocks int64
-	sc.links.each(func(k inodeset.Key, c *linkClaim) {
-		sc.w.add(k) // later operands count it no more
-		for d := c.dir; d != nil; d = d.parent {
+	// up holds, for the directories with links at or below them, the sum
+	// not yet added to the directory's Node and its parent.
+	up := map[*dir]*Totals{}
+	// Out: below a directory left out (a mount point under -x).
+	out := map[*dir]bool{}
+	outAt := func(d *dir) bool {
+		var path []*dir
+		found := false
+		for ; d != nil; d = d.parent {
+			if v, ok := out[d]; ok {
+				found = v
+				break
+			}
+			path = append(path, d)
 			if d.skipped {
-				return
+				found = true
 			}
 		}
+		for i := len(path) - 1; i >= 0; i-- {
+			found = found || path[i].skipped
+			out[path[i]] = found
+		}
+		return found
+	}
+	sc.links.each(func(k inodeset.Key, c *linkClaim) {
+		sc.w.add(k) // later operands count it no more
+		if outAt(c.dir) {
+			return
+		}
 		for d := c.dir; d != nil; d = d.parent {
-			if d.node != nil {
-				d.node.Totals.Add(c.t)
+			if t, ok := up[d]; ok {
+				if d == c.dir {
+					t.Add(c.t)
+				}
+				break
 			}
+			t := Totals{Time: NoTime}
+			if d == c.dir {
+				t = c.t
+			}
+			up[d] = &t
 		}
 		files++
 		blocks += c.t.Blocks
@@ -177,6 +212,20 @@ func (sc *scan) chargeLinks() {
 			resort[n] = true
 		}
 	})
+	dirs := make([]*dir, 0, len(up))
+	for d := range up {
+		dirs = append(dirs, d)
+	}
+	slices.SortFunc(dirs, func(a, b *dir) int { return b.depth - a.depth })
+	for _, d := range dirs {
+		t := up[d]
+		if d.node != nil {
+			d.node.Totals.Add(*t)
+		}
+		if d.parent != nil {
+			up[d.parent].Add(*t)
+		}
+	}
 	sc.w.after.files.Add(files)
 	sc.w.after.blocks.Add(blocks)
 	for n := range resort {
