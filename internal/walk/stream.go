@@ -277,13 +277,14 @@ type emitter struct {
 	stack []frame      // the directories entered, the root first
 	file  Node         // the Node handed out for a file
 	path  []byte       // and its path (Options.Stream: valid during the call)
+	dirs  []byte       // the stack's paths (frame)
 	spill spillFile    // spill.go
 	pool  packedPool   // packed.go
 }
 
 // filePath is Join(dir, name) in e.path, reused: a file handed out costs
 // no allocation. The name is the path's end.
-func (e *emitter) filePath(dir string, name []byte) (path, base string) {
+func (e *emitter) filePath(dir []byte, name []byte) (path, base string) {
 	b := append(e.path[:0], dir...)
 	if len(dir) == 0 || dir[len(dir)-1] != '/' {
 		b = append(b, '/')
@@ -301,9 +302,12 @@ func (e *emitter) spillFailed(err error) {
 	e.sc.w.fail("read", "(temporary file)", err)
 }
 
+// A frame's path is dirs[:end] of its emitter's: the stack's paths share
+// one buffer, each the one above it plus a name, as in du's own path
+// buffer (a string each cost O(depth²) bytes held on a deep chain).
 type frame struct {
 	d       *dir
-	path    string
+	end     int
 	entered bool // OnEnter has had it
 }
 
@@ -331,6 +335,21 @@ func (e *emitter) help() {
 	e.kick() // kicks that came meanwhile
 }
 
+// dirPath is f's path, for the length of a call (it aliases e.dirs).
+func (e *emitter) dirPath(f *frame) string {
+	return unsafe.String(unsafe.SliceData(e.dirs), f.end)
+}
+
+// push enters c, a subdirectory of the top frame's directory.
+func (e *emitter) push(c *dir) {
+	b := e.dirs[:e.stack[len(e.stack)-1].end]
+	if len(b) == 0 || b[len(b)-1] != '/' {
+		b = append(b, '/')
+	}
+	e.dirs = append(b, c.name...)
+	e.stack = append(e.stack, frame{d: c, end: len(e.dirs)})
+}
+
 func (e *emitter) advance() {
 	opts := &e.sc.w.opts
 	withTime := opts.Time != 0
@@ -352,7 +371,7 @@ func (e *emitter) advance() {
 				}
 			}
 			if opts.OnEnter != nil {
-				opts.OnEnter(f.path, f.d.node)
+				opts.OnEnter(e.dirPath(f), f.d.node)
 			}
 		}
 		if !st.merging {
@@ -378,7 +397,7 @@ func (e *emitter) advance() {
 		switch {
 		case hasF && (!hasS || string(fname) < sname) && (!hasL || string(fname) < lname):
 			name, t, flags, _ := decodeRecord(rec, withTime)
-			path, base := e.filePath(f.path, name) // a copy: advance may reuse rec
+			path, base := e.filePath(e.dirs[:f.end], name) // a copy: advance may reuse rec
 			e.file = Node{Name: base, Totals: t, Own: t}
 			if err := st.files.advance(src, withTime); err != nil {
 				e.spillFailed(err)
@@ -408,7 +427,7 @@ func (e *emitter) advance() {
 				if opts.Details {
 					e.file.Detail = Detail{Self: l.t, Ino: l.key.Ino, Nlink: l.nlink, Uncounted: !counted, NotReg: l.notReg}
 				}
-				path, _ := e.filePath(f.path, unsafe.Slice(unsafe.StringData(l.name), len(l.name)))
+				path, _ := e.filePath(e.dirs[:f.end], unsafe.Slice(unsafe.StringData(l.name), len(l.name)))
 				opts.Stream(path, &e.file)
 			}
 		case hasS:
@@ -426,7 +445,7 @@ func (e *emitter) advance() {
 			}
 			st.subdirs[st.si] = nil
 			st.si++
-			e.stack = append(e.stack, frame{d: c, path: Join(f.path, c.name)})
+			e.push(c)
 		default:
 			if !st.complete.Load() {
 				return
@@ -440,7 +459,7 @@ func (e *emitter) advance() {
 			n.Totals.Add(st.extra)
 			n.Own.Add(st.extraOwn)
 			if e.sc.reported(f.d.depth) {
-				opts.Stream(f.path, n)
+				opts.Stream(e.dirPath(f), n)
 			}
 			e.stack = e.stack[:len(e.stack)-1]
 			if len(e.stack) > 0 {

@@ -105,9 +105,9 @@ type Options struct {
 	// subtree is complete and every Node before it has been received, with
 	// its final figures, hard links included (stream.go). Calls are
 	// serialised. Walk then keeps no Node below the root: the root it
-	// returns has no Children. A file's path, its Node and the Node's
-	// Name are valid during the call only: the stream reuses their memory
-	// for the next file (keep a copy, strings.Clone, to keep one).
+	// returns has no Children. A path, and a file's Node and the Node's
+	// Name, are valid during the call only: the stream reuses their memory
+	// for the next entry (keep a copy, strings.Clone, to keep one).
 	Stream func(path string, n *Node)
 	// Details, with Stream, ListFiles and no MaxDepth, fills each streamed
 	// Node's Detail and streams, as files, the entries left out (--exclude,
@@ -245,7 +245,7 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	}
 	root.fd.hold(1)
 	if w.opts.Stream != nil {
-		sc.em = &emitter{sc: sc, stack: []frame{{d: root, path: path}}}
+		sc.em = &emitter{sc: sc, stack: []frame{{d: root, end: len(path)}}, dirs: []byte(path)}
 		defer sc.em.spill.close()
 		root.stream()
 		// (With only the operand reported, which path counts changes no
