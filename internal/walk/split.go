@@ -1,6 +1,7 @@
 package walk
 
 import (
+	"runtime"
 	"sync"
 
 	"github.com/godu-sh/godu/internal/bulk"
@@ -74,4 +75,48 @@ func (sc *scan) readRest(wk *worker, d *dir) error {
 	}
 	examiners.Wait()
 	return err
+}
+
+// splitMin is the fewest records of the operand's first batch that are
+// split between two workers: below it, starting the second costs more than
+// it saves. A variable for tests.
+var splitMin = 256
+
+// listedTail is the part of a listed batch that another worker examines:
+// b, in wk's buffers, once wait is done.
+type listedTail struct {
+	wk   *worker
+	b    bulk.Batch
+	wait sync.WaitGroup
+}
+
+// statListed examines the records of b, just listed (NamesOnly) from d by
+// wk. When there are splitMin or more, another worker, started for it,
+// examines the second half meanwhile: the tail returned, to be added once
+// its wait is done (and its worker put back).
+func (sc *scan) statListed(wk *worker, d *dir, b bulk.Batch) (bulk.Batch, *listedTail) {
+	fd := d.fd.Fd()
+	n := len(b.Records)
+	stat := func(b bulk.Batch) bulk.Batch {
+		more := b.More
+		b = wk.rd.Stat(fd, d.dev, b, sc.mode)
+		b.More = more
+		return b
+	}
+	if n < splitMin || sc.w.opts.Jobs < 2 || runtime.NumCPU() < 2 {
+		return stat(b), nil
+	}
+	t := &listedTail{wk: sc.w.getWorker()}
+	head, tb := t.wk.rd.Split(wk.rd, b, n/2)
+	t.wait.Add(1)
+	if !sc.g.TryGo(func() error {
+		t.b = t.wk.rd.Stat(fd, d.dev, tb, sc.mode)
+		t.wait.Done()
+		return nil
+	}) {
+		sc.w.putWorker(t.wk)
+		return stat(b), nil
+	}
+	head.More = b.More
+	return stat(head), t
 }
