@@ -3,6 +3,7 @@ package walk
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/godu-sh/godu/internal/bulk"
 )
@@ -83,11 +84,28 @@ func (sc *scan) readRest(wk *worker, d *dir) error {
 var splitMin = 256
 
 // listedTail is the part of a listed batch that another worker examines:
-// b, in wk's buffers, once wait is done.
+// b, in wk's buffers. Whoever claims it first examines it: the worker
+// started for it, or, when that one has not run yet by the time the first
+// half is done (the CPUs are busy elsewhere), the walk's own worker, so
+// that the split never waits on a goroutine not yet scheduled.
 type listedTail struct {
-	wk   *worker
-	b    bulk.Batch
-	wait sync.WaitGroup
+	wk      *worker
+	tb      bulk.Batch // as listed
+	b       bulk.Batch // as examined
+	claimed atomic.Bool
+	wait    sync.WaitGroup // done once the started worker has examined it
+	stat    func()
+}
+
+// take returns the tail examined: by this goroutine if still unclaimed,
+// else once the worker started for it is done.
+func (t *listedTail) take() bulk.Batch {
+	if t.claimed.CompareAndSwap(false, true) {
+		t.stat()
+	} else {
+		t.wait.Wait()
+	}
+	return t.b
 }
 
 // statListed examines the records of b, just listed (NamesOnly) from d by
@@ -107,11 +125,15 @@ func (sc *scan) statListed(wk *worker, d *dir, b bulk.Batch) (bulk.Batch, *liste
 		return stat(b), nil
 	}
 	t := &listedTail{wk: sc.w.getWorker()}
-	head, tb := t.wk.rd.Split(wk.rd, b, n/2)
+	var head bulk.Batch
+	head, t.tb = t.wk.rd.Split(wk.rd, b, n/2)
+	t.stat = func() { t.b = t.wk.rd.Stat(fd, d.dev, t.tb, sc.mode) }
 	t.wait.Add(1)
 	if !sc.g.TryGo(func() error {
-		t.b = t.wk.rd.Stat(fd, d.dev, tb, sc.mode)
-		t.wait.Done()
+		if t.claimed.CompareAndSwap(false, true) {
+			t.stat()
+			t.wait.Done()
+		}
 		return nil
 	}) {
 		sc.w.putWorker(t.wk)

@@ -100,8 +100,8 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) {
 	}
 	sc.addBatch(wk, d, &b, toSubtree)
 	if tail != nil {
-		tail.wait.Wait()
-		sc.addBatch(wk, d, &tail.b, toSubtree)
+		tb := tail.take()
+		sc.addBatch(wk, d, &tb, toSubtree)
 		sc.w.putWorker(tail.wk)
 	}
 	if err == nil && b.More {
