@@ -296,6 +296,16 @@ func (r *Reader) Adopt(from *Reader, b Batch) Batch {
 	return b
 }
 
+// Split hands the records of b from index at on to r, so that r may Stat
+// them while from Stats the first at: b was just listed by from
+// (NamesOnly), r gets a copy of those records and of the names arena they
+// point into. The head stays in from's buffers.
+func (r *Reader) Split(from *Reader, b Batch, at int) (head, tail Batch) {
+	n := copy(r.recs, b.Records[at:])
+	names := r.names[:copy(r.names, b.names)]
+	return Batch{Records: b.Records[:at], names: b.names}, Batch{Records: r.recs[:n], names: names}
+}
+
 // Stat examines, in place, the records b that the last NamesOnly Read into
 // r listed from the directory open as dirfd, folding as Read does (files on
 // foldDev). Several Readers may Stat batches of the same directory at once:

@@ -113,22 +113,28 @@ func (t *Tree) NodeName(n *TreeNode) []byte {
 
 // TreeStart begins a subtree walk's list of the root's subdirectories.
 func (r *Reader) TreeStart() {
-	if r.nodes == nil {
-		r.nodes = make([]TreeNode, TreeNodes)
-		r.tnames = make([]byte, treeNames)
-		// Room for a few hard links: it doubles, up to treeRecsMax,
-		// each time a walk runs out of it (where there are none, 132 KiB
-		// a worker the walk never used, but the collector counted).
-		r.trecs = make([]Record, treeRecsMin)
-		r.tlnames = make([]byte, treeRecsMin*treeLinkName)
-		r.lnode = make([]int32, len(r.trecs))
-	}
 	r.nnodes, r.tnamesLen = 0, 0
+}
+
+// treeBuffers makes the subtree walk's buffers, on the first subdirectory
+// listed: a walk that meets none (an empty or flat operand) never pays
+// for their 200 kB.
+func (r *Reader) treeBuffers() {
+	r.nodes = make([]TreeNode, TreeNodes)
+	r.tnames = make([]byte, treeNames)
+	// Room for a few hard links: it doubles, up to treeRecsMax, each time
+	// a walk runs out of it.
+	r.trecs = make([]Record, treeRecsMin)
+	r.tlnames = make([]byte, treeRecsMin*treeLinkName)
+	r.lnode = make([]int32, len(r.trecs))
 }
 
 // TreeAdd adds rec, a subdirectory of the root, to the walk's list. It
 // reports false, adding nothing, when the list is full.
 func (r *Reader) TreeAdd(rec *Record, name []byte) bool {
+	if r.nodes == nil {
+		r.treeBuffers()
+	}
 	if r.nnodes == len(r.nodes) || r.tnamesLen+len(name)+1 > len(r.tnames) {
 		return false
 	}
@@ -156,6 +162,9 @@ func (r *Reader) Tree(rootfd int, rootDev uint64, anc *Idents, budget int, mode 
 
 func (r *Reader) treeCall(walk func(*treeCtl, int, []uint64, *Reader), rootfd int, rootDev uint64, anc *Idents,
 	budget int, mode Mode) Tree {
+	if r.nodes == nil {
+		r.treeBuffers()
+	}
 	var slots []uint64
 	if anc != nil && anc.n > 0 {
 		slots = anc.slots

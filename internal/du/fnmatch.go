@@ -152,7 +152,7 @@ func matchBracket(p []rune, c rune, wide bool) (in bool, rest []rune, state int)
 			i++
 		} else if e == '[' && i < len(p) && p[i] == ':' {
 			if name, end, ok := className(p, i); ok {
-				f, known := classes[name]
+				f, known := class(name)
 				switch {
 				case !known && !matched: // once matched, glibc only skips
 					return false, nil, bracketNoMatch
@@ -207,32 +207,48 @@ func className(p []rune, i int) (string, int, bool) {
 	return "", 0, false
 }
 
-// classes are the character classes: ASCII in the C locale and for bytes,
-// Unicode's in a UTF-8 locale.
-var classes = map[string]func(r rune, wide bool) bool{
-	"alpha": func(r rune, w bool) bool { return asciiAlpha(r) || w && r > 0x7f && unicode.IsLetter(r) },
-	"digit": func(r rune, _ bool) bool { return '0' <= r && r <= '9' },
-	"alnum": func(r rune, w bool) bool {
-		return asciiAlpha(r) || '0' <= r && r <= '9' || w && r > 0x7f && unicode.IsLetter(r)
-	},
-	"upper": func(r rune, w bool) bool { return 'A' <= r && r <= 'Z' || w && r > 0x7f && unicode.IsUpper(r) },
-	"lower": func(r rune, w bool) bool { return 'a' <= r && r <= 'z' || w && r > 0x7f && unicode.IsLower(r) },
-	"space": func(r rune, w bool) bool {
-		return r == ' ' || '\t' <= r && r <= '\r' || w && r > 0x7f && unicode.IsSpace(r) && r != 0xa0 && r != 0x2007 && r != 0x202f && r != 0x85
-	},
-	"blank": func(r rune, w bool) bool {
-		return r == ' ' || r == '\t' || w && r > 0x7f && unicode.Is(unicode.Zs, r) && r != 0xa0 && r != 0x2007 && r != 0x202f
-	},
-	"punct": func(r rune, w bool) bool {
-		return r < 0x7f && r > ' ' && !asciiAlpha(r) && !('0' <= r && r <= '9') ||
-			w && r > 0x7f && (unicode.IsPunct(r) || unicode.IsSymbol(r))
-	},
-	"print": func(r rune, w bool) bool { return ' ' <= r && r < 0x7f || w && r > 0x9f && unicode.IsPrint(r) },
-	"graph": func(r rune, w bool) bool {
-		return ' ' < r && r < 0x7f || w && r > 0x9f && unicode.IsGraphic(r) && !unicode.IsSpace(r)
-	},
-	"cntrl":  func(r rune, w bool) bool { return r < ' ' || r == 0x7f || w && 0x80 <= r && r <= 0x9f },
-	"xdigit": func(r rune, _ bool) bool { return '0' <= r && r <= '9' || 'a' <= r && r <= 'f' || 'A' <= r && r <= 'F' },
+// class is the character class name: ASCII in the C locale and for bytes,
+// Unicode's in a UTF-8 locale. (A switch, not a map: nothing to build
+// at start-up.)
+func class(name string) (func(r rune, wide bool) bool, bool) {
+	switch name {
+	case "alpha":
+		return func(r rune, w bool) bool { return asciiAlpha(r) || w && r > 0x7f && unicode.IsLetter(r) }, true
+	case "digit":
+		return func(r rune, _ bool) bool { return '0' <= r && r <= '9' }, true
+	case "alnum":
+		return func(r rune, w bool) bool {
+			return asciiAlpha(r) || '0' <= r && r <= '9' || w && r > 0x7f && unicode.IsLetter(r)
+		}, true
+	case "upper":
+		return func(r rune, w bool) bool { return 'A' <= r && r <= 'Z' || w && r > 0x7f && unicode.IsUpper(r) }, true
+	case "lower":
+		return func(r rune, w bool) bool { return 'a' <= r && r <= 'z' || w && r > 0x7f && unicode.IsLower(r) }, true
+	case "space":
+		return func(r rune, w bool) bool {
+			return r == ' ' || '\t' <= r && r <= '\r' || w && r > 0x7f && unicode.IsSpace(r) && r != 0xa0 && r != 0x2007 && r != 0x202f && r != 0x85
+		}, true
+	case "blank":
+		return func(r rune, w bool) bool {
+			return r == ' ' || r == '\t' || w && r > 0x7f && unicode.Is(unicode.Zs, r) && r != 0xa0 && r != 0x2007 && r != 0x202f
+		}, true
+	case "punct":
+		return func(r rune, w bool) bool {
+			return r < 0x7f && r > ' ' && !asciiAlpha(r) && !('0' <= r && r <= '9') ||
+				w && r > 0x7f && (unicode.IsPunct(r) || unicode.IsSymbol(r))
+		}, true
+	case "print":
+		return func(r rune, w bool) bool { return ' ' <= r && r < 0x7f || w && r > 0x9f && unicode.IsPrint(r) }, true
+	case "graph":
+		return func(r rune, w bool) bool {
+			return ' ' < r && r < 0x7f || w && r > 0x9f && unicode.IsGraphic(r) && !unicode.IsSpace(r)
+		}, true
+	case "cntrl":
+		return func(r rune, w bool) bool { return r < ' ' || r == 0x7f || w && 0x80 <= r && r <= 0x9f }, true
+	case "xdigit":
+		return func(r rune, _ bool) bool { return '0' <= r && r <= '9' || 'a' <= r && r <= 'f' || 'A' <= r && r <= 'F' }, true
+	}
+	return nil, false
 }
 
 func asciiAlpha(r rune) bool { return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' }

@@ -26,16 +26,45 @@ func (e NumError) Message(option, arg string) string {
 	return "invalid " + option + " argument '" + arg + "'"
 }
 
-// Unit letters of numeric arguments: the power of the base (1024, or 1000
-// after a second suffix B or D) each stands for, and the letters that
-// instead multiply by a fixed factor.
-var (
-	unitPowers = map[byte]int{
-		'k': 1, 'K': 1, 'm': 2, 'M': 2, 'g': 3, 'G': 3, 't': 4, 'T': 4,
-		'P': 5, 'E': 6, 'Z': 7, 'Y': 8,
+// Unit letters of numeric arguments: unitPower is the power of the base
+// (1024, or 1000 after a second suffix B or D) each stands for, unitFactor
+// the letters that instead multiply by a fixed factor. (Switches, not
+// maps: nothing to build at start-up.)
+func unitPower(c byte) (int, bool) {
+	switch c {
+	case 'k', 'K':
+		return 1, true
+	case 'm', 'M':
+		return 2, true
+	case 'g', 'G':
+		return 3, true
+	case 't', 'T':
+		return 4, true
+	case 'P':
+		return 5, true
+	case 'E':
+		return 6, true
+	case 'Z':
+		return 7, true
+	case 'Y':
+		return 8, true
 	}
-	unitFactors = map[byte]uint64{'b': 512, 'B': 1024, 'c': 1, 'w': 2}
-)
+	return 0, false
+}
+
+func unitFactor(c byte) (uint64, bool) {
+	switch c {
+	case 'b':
+		return 512, true
+	case 'B':
+		return 1024, true
+	case 'c':
+		return 1, true
+	case 'w':
+		return 2, true
+	}
+	return 0, false
+}
 
 // Suffix sets of du's numeric options; '0' allows a second suffix (B or D
 // for powers of 1000, iB for 1024). A letter in a set but in neither
@@ -107,8 +136,8 @@ func xstrtol(s, valid string, signed bool) num {
 		return n
 	}
 	c := s[n.end]
-	power, isPower := unitPowers[c]
-	factor, isFactor := unitFactors[c]
+	power, isPower := unitPower(c)
+	factor, isFactor := unitFactor(c)
 	if !containsByte(valid, c) || !isPower && !isFactor {
 		n.err |= NumInvalidSuffix
 		return n

@@ -1,7 +1,9 @@
 package walk
 
 import (
+	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/godu-sh/godu/internal/bulk"
 )
@@ -74,4 +76,69 @@ func (sc *scan) readRest(wk *worker, d *dir) error {
 	}
 	examiners.Wait()
 	return err
+}
+
+// splitMin is the fewest records of the operand's first batch that are
+// split between two workers: below it, starting the second costs more than
+// it saves. A variable for tests.
+var splitMin = 256
+
+// listedTail is the part of a listed batch that another worker examines:
+// b, in wk's buffers. Whoever claims it first examines it: the worker
+// started for it, or, when that one has not run yet by the time the first
+// half is done (the CPUs are busy elsewhere), the walk's own worker, so
+// that the split never waits on a goroutine not yet scheduled.
+type listedTail struct {
+	wk      *worker
+	tb      bulk.Batch // as listed
+	b       bulk.Batch // as examined
+	claimed atomic.Bool
+	wait    sync.WaitGroup // done once the started worker has examined it
+	stat    func()
+}
+
+// take returns the tail examined: by this goroutine if still unclaimed,
+// else once the worker started for it is done.
+func (t *listedTail) take() bulk.Batch {
+	if t.claimed.CompareAndSwap(false, true) {
+		t.stat()
+	} else {
+		t.wait.Wait()
+	}
+	return t.b
+}
+
+// statListed examines the records of b, just listed (NamesOnly) from d by
+// wk. When there are splitMin or more, another worker, started for it,
+// examines the second half meanwhile: the tail returned, to be added once
+// its wait is done (and its worker put back).
+func (sc *scan) statListed(wk *worker, d *dir, b bulk.Batch) (bulk.Batch, *listedTail) {
+	fd := d.fd.Fd()
+	n := len(b.Records)
+	stat := func(b bulk.Batch) bulk.Batch {
+		more := b.More
+		b = wk.rd.Stat(fd, d.dev, b, sc.mode)
+		b.More = more
+		return b
+	}
+	if n < splitMin || sc.w.opts.Jobs < 2 || runtime.NumCPU() < 2 {
+		return stat(b), nil
+	}
+	t := &listedTail{wk: sc.w.getWorker()}
+	var head bulk.Batch
+	head, t.tb = t.wk.rd.Split(wk.rd, b, n/2)
+	t.stat = func() { t.b = t.wk.rd.Stat(fd, d.dev, t.tb, sc.mode) }
+	t.wait.Add(1)
+	if !sc.g.TryGo(func() error {
+		if t.claimed.CompareAndSwap(false, true) {
+			t.stat()
+			t.wait.Done()
+		}
+		return nil
+	}) {
+		sc.w.putWorker(t.wk)
+		return stat(b), nil
+	}
+	head.More = b.More
+	return stat(head), t
 }

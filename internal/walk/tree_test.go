@@ -226,3 +226,36 @@ func asNobody(t *testing.T, name string) {
 		t.Fatalf("as nobody: %v\n%s", err, out)
 	}
 }
+
+// TestOperandSplit compares walks whose operand's first batch is examined
+// by two workers (statListed) with walks that examine it on one: same
+// totals at every reported node, same counts, at every split size, for an
+// operand with subdirectories, links and odd entries and for a flat one.
+func TestOperandSplit(t *testing.T) {
+	defer func(n int) { splitMin = n }(splitMin)
+	path := randomTree(t, 5)
+	for _, op := range []string{path, filepath.Join(path, "d0", "big", "inner"), filepath.Join(path, "d1", "links", "in")} {
+		for _, opts := range []Options{
+			{MaxDepth: 0}, {MaxDepth: -1}, {MaxDepth: 0, CountLinks: true, Jobs: 2},
+			{MaxDepth: 1, Time: bulk.MTime, Jobs: 16}, {MaxDepth: -1, Jobs: 1},
+		} {
+			splitMin = 1 << 30
+			want, wantStats := report(t, opts, op)
+			for _, n := range []int{1, 2, 256} {
+				splitMin = n
+				got, stats := report(t, opts, op)
+				if !reflect.DeepEqual(got, want) {
+					for p := range want {
+						if got[p] != want[p] {
+							t.Errorf("%s %+v split at %d: %s: %+v, want %+v", op, opts, n, p, got[p], want[p])
+						}
+					}
+					t.Fatalf("%s %+v split at %d: %d nodes, want %d", op, opts, n, len(got), len(want))
+				}
+				if stats != wantStats {
+					t.Errorf("%s %+v split at %d: stats %+v, want %+v", op, opts, n, stats, wantStats)
+				}
+			}
+		}
+	}
+}

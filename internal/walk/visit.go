@@ -34,7 +34,16 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) {
 	rd := wk.rd
 	var b bulk.Batch
 	var err error
-	if d.parent == nil {
+	var tail *listedTail // the operand's first batch, examined by a second worker
+	if d.parent == nil && bulk.CanSplit {
+		// The operand is listed first and examined after: a first
+		// batch of many entries is then examined by two workers at
+		// once, where the walk has no other work for the second yet.
+		d.fd.OpenFd(fd, sc.mode|bulk.NamesOnly, d.dev)
+		b, err = rd.Read(&d.fd.Dir)
+		d.fd.SetMode(sc.mode)
+		b, tail = sc.statListed(wk, d, b)
+	} else if d.parent == nil {
 		d.fd.OpenFd(fd, sc.mode, d.dev)
 		b, err = rd.Read(&d.fd.Dir)
 	} else {
@@ -98,6 +107,11 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) {
 		rd.TreeStart()
 	}
 	sc.addBatch(wk, d, &b, toSubtree)
+	if tail != nil {
+		tb := tail.take()
+		sc.addBatch(wk, d, &tb, toSubtree)
+		sc.w.putWorker(tail.wk)
+	}
 	if err == nil && b.More {
 		err = sc.readRest(wk, d)
 	}
