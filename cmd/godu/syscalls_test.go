@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"regexp"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/godu-sh/godu/internal/bulk"
