@@ -314,6 +314,11 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 		stack[sp++] = i; /* the first on top */
 	}
 	while (sp > 0 && spent < t->budget) {
+		/* Nearly out of node room: the rest is the caller's before a
+		 * directory is opened that would not fit (it would be opened
+		 * again by the caller). */
+		if (spent > 0 && cap - t->nnodes < cap / 4)
+			break;
 		uint32_t i = stack[--sp];
 		godu_tnode *nd = &nodes[i];
 		int32_t p = nd->parent;

@@ -232,6 +232,11 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 	spent, scarce := uint32(0), false
 	dbuf := r.dbuf[:t.dbufCap]
 	for len(stack) > 0 && spent < t.budget {
+		// Nearly out of node room: the rest is the caller's before a
+		// directory is opened that would not fit (godu_tree_walk).
+		if spent > 0 && nodeCap-t.nnodes < nodeCap/4 {
+			break
+		}
 		i := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		nd := &r.nodes[i]

@@ -28,6 +28,8 @@ const (
 	ENOSYS = unix.ENOSYS
 	EMFILE = unix.EMFILE
 	ENFILE = unix.ENFILE
+	// ENAMETOOLONG: a path of PathMax bytes or more.
+	ENAMETOOLONG = unix.ENAMETOOLONG
 )
 
 // Open opens path.

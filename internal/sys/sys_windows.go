@@ -31,6 +31,8 @@ const (
 	ENOSYS = windows.ERROR_NOT_SUPPORTED
 	EMFILE = windows.ERROR_TOO_MANY_OPEN_FILES
 	ENFILE = windows.ERROR_NO_SYSTEM_RESOURCES
+	// ENAMETOOLONG: a path of PathMax bytes or more.
+	ENAMETOOLONG = windows.ERROR_FILENAME_EXCED_RANGE
 )
 
 // ELOOP is what opening a reparse point with O_NOFOLLOW|O_DIRECTORY

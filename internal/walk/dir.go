@@ -1,6 +1,7 @@
 package walk
 
 import (
+	"strings"
 	"sync"
 
 	"github.com/godu-sh/godu/internal/bulk"
@@ -19,9 +20,11 @@ type dir struct {
 	node    *Node      // nil when not reported
 	// top: of a directory not reported, the highest such on its path
 	// (right below a reported one), which holds the links found below it
-	// for the emitter (streamLink); set when d is made (setTop).
-	top *dir
-	st  *streamDir // with Options.Stream: kept for the emitter
+	// for the emitter (streamLink); plen: the length of d's path. Both set
+	// when d is made (inherit).
+	top  *dir
+	plen int
+	st   *streamDir // with Options.Stream: kept for the emitter
 
 	sub atomicTotals // the subtree so far
 	own atomicTotals // the directory and its files
@@ -65,7 +68,7 @@ func (d *dir) path() string {
 
 func newDir(parent *dir, name string, depth int, rec *bulk.Record) *dir {
 	d := &dir{parent: parent, name: name, depth: depth, dev: rec.Dev, ino: rec.Ino}
-	d.setTop()
+	d.inherit()
 	t := entryTotals(rec)
 	d.sub.set(t)
 	d.own.set(t)
@@ -73,12 +76,21 @@ func newDir(parent *dir, name string, depth int, rec *bulk.Record) *dir {
 	return d
 }
 
-// setTop sets d.top from its parent's, which is reported (has its Node)
-// or not by the time its subdirectories are made.
-func (d *dir) setTop() {
-	if d.parent == nil || d.parent.node != nil {
+// inherit sets d.top and d.plen from its parent's: whether the parent is
+// reported (has its Node) is settled by the time its subdirectories are
+// made.
+func (d *dir) inherit() {
+	p := d.parent
+	if p == nil || p.node != nil {
 		d.top = d
 	} else {
-		d.top = d.parent.top
+		d.top = p.top
+	}
+	d.plen = len(d.name)
+	if p != nil {
+		d.plen += p.plen + 1
+		if p.parent == nil && strings.HasSuffix(p.name, "/") {
+			d.plen-- // Join adds no slash after one
+		}
 	}
 }

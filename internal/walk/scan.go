@@ -12,7 +12,10 @@ import (
 
 // scan is the state of one Walk call: the walk of one operand.
 type scan struct {
-	w       *Walker
+	w *Walker
+	// pathMax: following every symlink (-L), an entry whose path is this
+	// long or longer cannot be examined, as du sees it (0: no bound).
+	pathMax int
 	ctx     context.Context
 	g       *errgroup.Group
 	rootDev uint64

@@ -100,7 +100,7 @@ func (sc *scan) readSubtrees(wk *worker, d *dir) (left []*dir, direct, directLef
 			left = append(left, c)
 		case standing:
 			c = &dir{parent: p, name: name, depth: depth, dev: nd.Dev, ino: nd.Ino, pending: kids[i]}
-			c.setTop()
+			c.inherit()
 			c.sub.set(sub[i])
 			c.own.set(own(nd))
 			c.fd.hold(leftKids[i])
@@ -109,7 +109,7 @@ func (sc *scan) readSubtrees(wk *worker, d *dir) (left []*dir, direct, directLef
 			}
 		default:
 			c = &dir{parent: p, name: name, depth: depth, dev: nd.Dev, ino: nd.Ino}
-			c.setTop()
+			c.inherit()
 			done = append(done, i)
 		}
 		if sc.reported(depth) {
@@ -204,7 +204,7 @@ func (sc *scan) claimTree(wk *worker, d *dir, t *bulk.Tree, dirs []*dir) {
 		}
 		nd := &t.Nodes[below]
 		c := &dir{parent: p, name: string(t.NodeName(nd)), depth: p.depth + 1, dev: nd.Dev, ino: nd.Ino}
-		c.setTop()
+		c.inherit()
 		dirs[below] = c
 		return c
 	}

@@ -174,6 +174,11 @@ func (sc *scan) addBatch(wk *worker, d *dir, b *bulk.Batch, toSubtree bool) {
 			}
 			continue
 		}
+		if sc.pathMax > 0 && d.plen+1+len(b.Name(rec)) >= sc.pathMax {
+			// Following every symlink, du names each entry by its
+			// whole path, which the system resolves only below PathMax.
+			rec.Errno = int32(sys.ENAMETOOLONG)
+		}
 		if rec.Errno != 0 {
 			err := danglingErr(d.fd.Fd(), string(b.Name(rec)), sc.mode&bulk.Follow != 0, rec.Err())
 			if sc.ordered {

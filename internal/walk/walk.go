@@ -223,6 +223,7 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	}
 	if w.opts.FollowAll {
 		sc.mode |= bulk.Follow
+		sc.pathMax = sys.PathMax
 	}
 	if w.opts.Exclude != nil {
 		sc.mode &^= bulk.Fold // every name must be matched
