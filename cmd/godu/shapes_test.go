@@ -60,8 +60,16 @@ func TestRandomShapes(t *testing.T) {
 				sets = [][]string{{"-s"}, {"-d", "2"}, {"-c", "-s", "-L"}, {"-sl"}, {"-d", "1", "-S"}}
 				listing = [][]string{{"-s"}, {"-d", "2"}}
 			}
+			// du before 9.2 adds directories' sizes to apparent sizes;
+			// the tests' correction finds them by path, which a chain
+			// past PATH_MAX defeats: there, apparent sizes only where
+			// the local du agrees with 9.2.
+			deep := (s.Kind == "chain" || s.Kind == "comb") && s.Size*(max(s.NameLen, 6)+1) > 3500
 			for k := 0; k < 3; k++ {
 				args := sets[rng.Intn(len(sets))]
+				if deep && apparentBytes(args) && needDu(t) < 902 {
+					continue
+				}
 				compareWith(t, dir, own, args, []string{op})
 			}
 			if !counted {
