@@ -162,7 +162,9 @@ typedef struct godu_tnode {
 	int64_t ftnsec;
 	/* out: of a read node whose subdirectories the walk left unopened, its
 	 * open descriptor, which the caller now owns (they are opened from it,
-	 * never by a path from above); -1 for every other node. */
+	 * never by a path from above); of the one unread node (read == 0) the
+	 * walk opened and ended at, its descriptor, rewound, for the caller to
+	 * read it from (never open it again); -1 for every other node. */
 	int32_t fd;
 	uint32_t pad;
 } godu_tnode;
@@ -204,8 +206,11 @@ typedef struct godu_tree {
  * that cannot be examined, spans more than half the kernel buffer, or does
  * not fit in the buffers is left unread for the caller, who reads it as
  * any directory (and reports its errors); room for its subdirectories is
- * checked before any entry is examined, and when it lacks while the nodes
- * are nearly full the walk ends there. A subdirectory that is the same
+ * checked before any entry is examined. A directory the walk opened and
+ * then left (too big, no room, an entry that failed) ends the walk: its
+ * descriptor, rewound, is handed to the caller in its node (fd), so that
+ * no directory is opened twice, and a walk hands over at most one. A
+ * subdirectory that is the same
  * directory as one of its ancestors (the nodes above it, then anc: a
  * bulk.Idents table of the root and the directories above it) is left
  * out, as are entries on another device with GODU_TREE_ONE_FS. Files with
@@ -213,7 +218,8 @@ typedef struct godu_tree {
  * in to lnode (unless GODU_TREE_ALL_LINKS); every other entry of a read
  * directory, and the read directory itself, is added to the sums, and to
  * the node's. Once budget entries were examined no more directories are
- * read. Every descriptor opened is closed before the call returns.
+ * read. Every descriptor opened is closed before the call returns, but
+ * those in the nodes' fd, the caller's to close.
  * Linux only: declared for the Linux core (GODU_CORE_LINUX).
  */
 #if defined(GODU_CORE) && defined(GODU_CORE_LINUX)

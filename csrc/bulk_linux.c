@@ -289,6 +289,20 @@ static int godu_tree_cycle(const godu_tree *t, const uint64_t *anc, const godu_t
 	return godu_ident_has(anc, t->nanc, dev, ino);
 }
 
+/* godu_tree_hand hands directory i, open as fd but left unread (too big,
+ * no room, an entry that failed), over to the caller: rewound, its
+ * descriptor is node i's, and the walk ends (at most one per walk, so the
+ * descriptors a walk leaves stay bounded). Where it cannot rewind, it
+ * closes fd and the caller opens the directory again. */
+static void godu_tree_hand(int *fds, uint32_t i, int fd)
+{
+	if (lseek(fd, 0, SEEK_SET) != 0) {
+		close(fd);
+		return;
+	}
+	fds[i] = fd;
+}
+
 GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_tnode *nodes,
 		   char *tnames, godu_rec *recs, int32_t *lnode, char *names, char *dbuf)
 {
@@ -335,11 +349,20 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 		/* The whole directory in the first half of the buffer, or the
 		 * caller reads it (a big one is spread over workers there). */
 		long n = godu_getdents(fd, dbuf, t->dbuf_cap / 2);
-		if (n > 0 && godu_getdents(fd, dbuf + n, t->dbuf_cap - (uint32_t)n) != 0)
-			n = -1;
 		if (n < 0) {
 			close(fd);
 			continue;
+		}
+		if (n > 0) {
+			long more = godu_getdents(fd, dbuf + n, t->dbuf_cap - (uint32_t)n);
+			if (more < 0) {
+				close(fd);
+				continue;
+			}
+			if (more > 0) { /* too big: the caller reads it, from this descriptor */
+				godu_tree_hand(fds, i, fd);
+				break;
+			}
 		}
 		/* Room for every subdirectory (by d_type) first: a directory is
 		 * left before any entry is examined rather than examined twice. */
@@ -358,10 +381,8 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 			}
 		}
 		if (nsub > cap - t->nnodes || subnames > t->tnames_cap - t->tnames_len) {
-			close(fd);
-			if (nsub <= cap / 4)
-				break; /* the nodes are nearly full: the rest is the caller's */
-			continue;
+			godu_tree_hand(fds, i, fd); /* the rest is the caller's */
+			break;
 		}
 		/* And room for every file as a hard link, once links were met:
 		 * where every file has several (a cp -al snapshot) the records
@@ -370,7 +391,7 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 		 * (the caller grows the records for its next walk). */
 		if (!(t->flags & GODU_TREE_ALL_LINKS) && t->nrecs > 0 &&
 		    (nfile > t->rec_cap - t->nrecs || filenames > t->names_cap - t->names_len)) {
-			close(fd);
+			godu_tree_hand(fds, i, fd);
 			t->links_full = 1;
 			break;
 		}
@@ -450,8 +471,8 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 			t->tnames_len = m_tnames;
 			t->nrecs = m_recs;
 			t->names_len = m_names;
-			close(fd);
-			continue;
+			godu_tree_hand(fds, i, fd);
+			break;
 		}
 		/* Read: its parent's descriptor is needed for one subdirectory
 		 * less. A directory left (on the stack, or for an error or its
@@ -487,7 +508,8 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 	}
 	/* A descriptor still open belongs to a directory whose subdirectories
 	 * the walk left: the caller opens them from it, so reaching them never
-	 * costs a walk down from an ancestor. */
+	 * costs a walk down from an ancestor; or to the one directory handed
+	 * over unread (read == 0), rewound, for the caller to read. */
 	for (uint32_t i = 0; i < t->nnodes; i++) {
 		nodes[i].fd = -1;
 		if (fds[i] < 0)

@@ -4,7 +4,9 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
@@ -71,6 +73,56 @@ func syscallsPerEntry(t *testing.T, limits []int) {
 				}
 			}
 		})
+	}
+}
+
+// TestSyscallsBigDirs: directories a subtree walk opens and must leave to
+// its caller (too big for half its buffer, or more subdirectories than its
+// nodes have room for) are handed over open, never opened a second time:
+// 40 directories of 1,500 files two levels below the operand, and
+// directories of 300 and 600 subdirectories two levels below it (before:
+// 997 openat for 948 directories with -s).
+func TestSyscallsBigDirs(t *testing.T) {
+	if !straceWorks() {
+		t.Skip("strace not installed or cannot trace here")
+	}
+	if onXnu || bulk.Variant == "portable" {
+		t.Skip("the counts are the Linux reader's")
+	}
+	dir := t.TempDir()
+	op := "big"
+	root := filepath.Join(dir, op)
+	mk := func(p string) {
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < 40; i++ {
+		d := filepath.Join(root, fmt.Sprintf("g%d", i/10), fmt.Sprintf("d%d", i%10))
+		mk(d)
+		for j := 0; j < 1500; j++ {
+			if err := os.WriteFile(filepath.Join(d, fmt.Sprintf("file-%05d", j)), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for name, n := range map[string]int{"x": 300, "y": 600} {
+		for j := 0; j < n; j++ {
+			mk(filepath.Join(root, "w", name, fmt.Sprintf("s%03d", j)))
+		}
+	}
+	entries := countFind(t, dir, op)
+	dirs := countFind(t, dir, op, "-type", "d")
+	for _, jobs := range []int{1, 16} {
+		for _, args := range [][]string{{"-s"}, {"-a"}} {
+			calls := straceCounts(t, dir, 0, append([]string{fmt.Sprintf("--jobs=%d", jobs)}, append(args, op)...))
+			if calls["statx"] != entries {
+				t.Errorf("jobs %d %q: %d statx for %d entries", jobs, args, calls["statx"], entries)
+			}
+			if calls["openat"] > dirs+openSlack {
+				t.Errorf("jobs %d %q: %d openat for %d directories", jobs, args, calls["openat"], dirs)
+			}
+		}
 	}
 }
 

@@ -256,14 +256,20 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 		// The whole directory in the first half of the buffer, or the
 		// caller reads it.
 		n, err := getdents(int(fd), dbuf[:len(dbuf)/2])
-		leave := err != nil
-		if !leave && n > 0 {
-			more, err := getdents(int(fd), dbuf[n:])
-			leave = err != nil || more != 0
-		}
-		if leave {
+		if err != nil {
 			unix.Close(int(fd))
 			continue
+		}
+		if n > 0 {
+			more, err := getdents(int(fd), dbuf[n:])
+			if err != nil {
+				unix.Close(int(fd))
+				continue
+			}
+			if more > 0 { // too big: the caller reads it, from this descriptor
+				treeHand(fds, i, int(fd))
+				break
+			}
 		}
 		// Room for every subdirectory (by d_type) first: a directory is
 		// left before any entry is examined rather than examined twice.
@@ -282,17 +288,14 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 			}
 		}
 		if nsub > nodeCap-t.nnodes || subnames > t.tnamesCap-t.tnamesLen {
-			unix.Close(int(fd))
-			if nsub <= nodeCap/4 {
-				break // the nodes are nearly full: the rest is the caller's
-			}
-			continue
+			treeHand(fds, i, int(fd)) // the rest is the caller's
+			break
 		}
 		// And room for every file as a hard link once links were met
 		// (godu_tree_walk).
 		if t.flags&uint32(TreeAllLinks) == 0 && t.nrecs > 0 &&
 			(nfile > t.recCap-t.nrecs || filenames > t.namesCap-t.namesLen) {
-			unix.Close(int(fd))
+			treeHand(fds, i, int(fd))
 			t.linksFull = 1
 			break
 		}
@@ -361,8 +364,8 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 				seen.Remove(r.nodes[j].Dev, r.nodes[j].Ino)
 			}
 			t.nnodes, t.tnamesLen, t.nrecs, t.namesLen = mNodes, mTnames, mRecs, mNames
-			unix.Close(int(fd))
-			continue
+			treeHand(fds, i, int(fd))
+			break
 		}
 		// Read: its parent's descriptor is needed for one subdirectory
 		// less. A directory left (on the stack, or for an error or its
@@ -400,7 +403,8 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 		}
 	}
 	// A descriptor still open belongs to a directory whose subdirectories
-	// the walk left: the caller opens them from it (TreeNode.Fd).
+	// the walk left: the caller opens them from it (TreeNode.Fd); or to
+	// the one directory handed over unread, for the caller to read.
 	for i := uint32(0); i < t.nnodes; i++ {
 		r.nodes[i].Fd = -1
 		switch {
@@ -411,4 +415,15 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 			r.nodes[i].Fd = fds[i]
 		}
 	}
+}
+
+// treeHand hands directory i, open as fd but left unread, over to the
+// caller, rewound (godu_tree_hand); where it cannot rewind, it closes fd
+// and the caller opens the directory again.
+func treeHand(fds []int32, i uint32, fd int) {
+	if off, err := unix.Seek(fd, 0, 0); err != nil || off != 0 {
+		unix.Close(fd)
+		return
+	}
+	fds[i] = int32(fd)
 }

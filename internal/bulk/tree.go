@@ -30,7 +30,11 @@ type TreeNode struct {
 	FTsec, FTnsec  int64
 	// Fd, of a read directory whose subdirectories the walk left
 	// unopened, is its open descriptor, now the caller's to open them
-	// from and to close; -1 for every other node.
+	// from and to close. Of the one unread directory (Done 0) the walk
+	// opened and ended at (too big, no room, an entry that failed), it
+	// is that directory's descriptor, rewound, the caller's to read it
+	// from (never opening it again) and to close. -1 for every other
+	// node.
 	Fd int32
 	_  uint32
 }
@@ -79,8 +83,9 @@ const (
 	// TreeNodes bounds the subdirectories one walk may find.
 	TreeNodes = 512
 	// Room for every node's name, whatever its length: a directory whose
-	// subdirectories' names did not fit was opened, read, and left to be
-	// opened again by the caller (with 208-byte names, 5 % more opens).
+	// subdirectories' names did not fit was opened, read, and left to the
+	// caller, ending the walk early (with 208-byte names it was opened
+	// again: 5 % more opens, before the walk handed it over open).
 	treeNames = TreeNodes * 256
 	// treeRecsMax bounds the hard-link records of one subtree walk (they
 	// double from treeRecsMin when a walk ran out of them): past a

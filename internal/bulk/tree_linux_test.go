@@ -146,9 +146,11 @@ func openRoot(t *testing.T, root string) (int, unix.Stat_t) {
 }
 
 // checkHandedFds: a walk hands back the descriptor of exactly the read
-// directories it left subdirectories of, each open on that directory; the
-// test closes them and marks them 0, the same in every core.
-func checkHandedFds(t *testing.T, nodes []TreeNode) {
+// directories it left subdirectories of, and of at most one unread
+// directory (the one it opened and ended at, rewound), each open on that
+// directory; the test closes them and marks them 0, the same in every
+// core. It returns the unread directory handed over, or -1.
+func checkHandedFds(t *testing.T, nodes []TreeNode) int {
 	t.Helper()
 	leftBelow := make([]bool, len(nodes))
 	for _, nd := range nodes {
@@ -156,9 +158,18 @@ func checkHandedFds(t *testing.T, nodes []TreeNode) {
 			leftBelow[nd.Parent] = true
 		}
 	}
+	handed := -1
 	for i := range nodes {
 		nd := &nodes[i]
-		if want := nd.Done != 0 && leftBelow[i]; (nd.Fd >= 0) != want {
+		if nd.Done == 0 && nd.Fd >= 0 {
+			if handed >= 0 {
+				t.Fatalf("nodes %d and %d both handed over unread", handed, i)
+			}
+			handed = i
+			if off, err := unix.Seek(int(nd.Fd), 0, 1); err != nil || off != 0 {
+				t.Fatalf("node %d handed over at offset %d (%v), not rewound", i, off, err)
+			}
+		} else if want := nd.Done != 0 && leftBelow[i]; (nd.Fd >= 0) != want {
 			t.Fatalf("node %d (read %d, left below it %v) handed back descriptor %d", i, nd.Done, leftBelow[i], nd.Fd)
 		}
 		if nd.Fd < 0 {
@@ -170,5 +181,25 @@ func checkHandedFds(t *testing.T, nodes []TreeNode) {
 		}
 		unix.Close(int(nd.Fd))
 		nd.Fd = 0
+	}
+	return handed
+}
+
+// TestTreeHandsOver: a directory too big for the walk, which the walk
+// opened and read a part of, is handed to the caller open and rewound (it
+// is never opened twice), and the walk ends there; in every core.
+func TestTreeHandsOver(t *testing.T) {
+	root := treeFixture(t, 3, true)
+	fd, st := openRoot(t, root)
+	var anc Idents
+	anc.Add(st.Dev, st.Ino)
+	for _, walk := range []func(*treeCtl, int, []uint64, *Reader){coreTree, goTree} {
+		r := NewReader()
+		startTree(t, r, root, fd)
+		tr := r.treeCall(walk, fd, st.Dev, &anc, 1<<20, 0)
+		i := checkHandedFds(t, tr.Nodes)
+		if i < 0 || string(tr.NodeName(&tr.Nodes[i])) != "big" {
+			t.Fatalf("%d nodes, none the big directory handed over (%d)", len(tr.Nodes), i)
+		}
 	}
 }

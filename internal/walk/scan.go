@@ -133,7 +133,7 @@ func (sc *scan) work(wk *worker) {
 		if d == nil {
 			return
 		}
-		sc.visit(wk, d, -1)
+		sc.visitChain(wk, d, -1)
 	}
 }
 

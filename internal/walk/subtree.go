@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/godu-sh/godu/internal/bulk"
+	"github.com/godu-sh/godu/internal/sys"
 )
 
 // readSubtrees reads the subtree below d through the core's subtree walk,
@@ -14,8 +15,12 @@ import (
 // be reopened on demand like shed ones; they complete when what is below
 // them does); how many of both are d's own subdirectories (d's pending
 // claims); and how many of those are left ones (its descriptor's claims:
-// only those open themselves relative to it).
-func (sc *scan) readSubtrees(wk *worker, d *dir) (left []*dir, direct, directLeft int) {
+// only those open themselves relative to it). A left directory the walk
+// opened and ended at (too big for it, say) is not among left but next,
+// open as nextFd (rewound): the caller visits it right away, from that
+// descriptor, and never opens it again; it is counted as a left one.
+func (sc *scan) readSubtrees(wk *worker, d *dir) (left []*dir, next *dir, nextFd int, direct, directLeft int) {
+	nextFd = -1
 	t := wk.rd.Tree(d.fd.Fd(), sc.rootDev, wk.anc.at(d), sc.subtreeBudget(), sc.subtreeMode)
 	wk.dirs.Add(int64(t.Dirs))
 	wk.files.Add(int64(t.Files))
@@ -84,6 +89,9 @@ func (sc *scan) readSubtrees(wk *worker, d *dir) (left []*dir, direct, directLef
 			p = dirs[nd.Parent]
 		}
 		if p == nil { // below a read directory neither reported nor standing
+			if nd.Done == 0 && nd.Fd >= 0 { // (never: a left one's parent stands)
+				sys.Close(int(nd.Fd))
+			}
 			continue
 		}
 		depth := p.depth + 1
@@ -97,7 +105,11 @@ func (sc *scan) readSubtrees(wk *worker, d *dir) (left []*dir, direct, directLef
 		case nd.Done == 0:
 			rec := nd.Record()
 			c = newDir(p, name, depth, &rec)
-			left = append(left, c)
+			if nd.Fd >= 0 { // open already: visited next, from it
+				next, nextFd = c, int(nd.Fd)
+			} else {
+				left = append(left, c)
+			}
 		case standing:
 			c = &dir{parent: p, name: name, depth: depth, dev: nd.Dev, ino: nd.Ino, pending: kids[i]}
 			c.inherit()
@@ -157,7 +169,7 @@ func (sc *scan) readSubtrees(wk *worker, d *dir) (left []*dir, direct, directLef
 		}
 	}
 	clear(dirs)
-	return left, direct, directLeft
+	return left, next, nextFd, direct, directLeft
 }
 
 // countTreeLinks counts, with linksNow, each file the links a subtree

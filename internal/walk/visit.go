@@ -8,25 +8,41 @@ import (
 	"github.com/godu-sh/godu/internal/sys"
 )
 
+// visitChain visits d (see visit), then the directory each visit hands
+// on, on this worker, one after the other: a chain of them (each a subtree
+// walk's last) may be as deep as the tree.
+func (sc *scan) visitChain(wk *worker, d *dir, fd int) {
+	for d != nil {
+		d, fd = sc.visit(wk, d, fd)
+	}
+}
+
 // visit reads directory d (opening it relative to its parent, or using fd
-// for a root), then walks its subdirectories.
-func (sc *scan) visit(wk *worker, d *dir, fd int) {
+// for a root, or for a directory a subtree walk opened and left: fd >= 0),
+// then walks its subdirectories. It returns the directory to visit next,
+// and its descriptor, when its subtree walk ended at one it opened
+// (readSubtrees): the caller visits it at once (visitChain), so that
+// each worker holds at most one such descriptor, for a moment.
+func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 	if sc.ctx.Err() != nil {
-		if d.parent == nil {
+		if fd >= 0 {
 			sys.Close(fd)
 		}
 		sc.releaseFd(d.parent)
 		if sc.em == nil {
 			sc.partDone(d) // the partial tree counts it, as read: itself alone
 		}
-		return
+		return nil, -1
 	}
 	if sc.ordered && d.st.skipped.Load() {
 		// Not the first path to its directory: du never reads it.
+		if fd >= 0 && d.parent != nil {
+			sys.Close(fd)
+		}
 		sc.releaseFd(d.parent)
 		sc.streamListed(d)
 		sc.partDone(d)
-		return
+		return nil, -1
 	}
 	wk.current.Store(d)
 	wk.dirs.Add(1)
@@ -43,7 +59,10 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) {
 		b, err = rd.Read(&d.fd.Dir)
 		d.fd.SetMode(sc.mode)
 		b, tail = sc.statListed(wk, d, b)
-	} else if d.parent == nil {
+	} else if d.parent == nil || fd >= 0 {
+		// An operand, or a directory its parent's subtree walk opened
+		// and handed on (rewound), which is read from that descriptor
+		// as if opened here.
 		d.fd.OpenFd(fd, sc.mode, d.dev)
 		b, err = rd.Read(&d.fd.Dir)
 	} else {
@@ -98,7 +117,7 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) {
 			sc.em.kick()
 		}
 		sc.partDone(d)
-		return
+		return nil, -1
 	}
 	// A directory read whole in one batch hands its subdirectories to the
 	// core's subtree walk (addBatch lists them).
@@ -125,10 +144,11 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) {
 	subdirs := d.subdirs
 	d.subdirs = nil
 	var left []*dir // directories the subtree walk left, at any depth
+	nextFd = -1
 	direct, opening := len(subdirs), len(subdirs)
 	if toSubtree && rd.TreeLen() > 0 {
 		var n, nleft int
-		left, n, nleft = sc.readSubtrees(wk, d)
+		left, next, nextFd, n, nleft = sc.readSubtrees(wk, d)
 		direct += n
 		opening += nleft
 	}
@@ -143,9 +163,14 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) {
 	// (TryGo), and this one goes on with the next itself (work).
 	sc.push(subdirs)
 	sc.push(left)
-	for i := 1; i < len(subdirs)+len(left) && sc.g.TryGo(sc.workFromStack); i++ {
+	n := len(subdirs) + len(left)
+	if next != nil {
+		n++ // this worker goes on with next
+	}
+	for i := 1; i < n && sc.g.TryGo(sc.workFromStack); i++ {
 	}
 	sc.partDone(d)
+	return next, nextFd
 }
 
 // addBatch adds one batch of d's entries: folded sums and files to d's totals,

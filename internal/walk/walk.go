@@ -286,7 +286,7 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	// handing the first directory to a new goroutine and waiting for it
 	// cost more than reading it.
 	wk := w.getWorker()
-	sc.visit(wk, root, fd)
+	sc.visitChain(wk, root, fd)
 	sc.work(wk)
 	w.putWorker(wk)
 	g.Wait()
