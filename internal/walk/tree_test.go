@@ -64,6 +64,23 @@ func openFds(t *testing.T) int {
 // report is a walk's result in comparable form: every reported node's
 // path and totals, and the walker's counts. It fails t if the walk leaves
 // a descriptor open.
+// sameReport requires what a walk reported (got, stats) to be want and
+// wantStats; what names the walk.
+func sameReport(t *testing.T, what string, got, want map[string]Totals, stats, wantStats Stats) {
+	t.Helper()
+	if !reflect.DeepEqual(got, want) {
+		for p := range want {
+			if got[p] != want[p] {
+				t.Errorf("%s: %s: %+v, want %+v", what, p, got[p], want[p])
+			}
+		}
+		t.Fatalf("%s: %d nodes, want %d", what, len(got), len(want))
+	}
+	if stats != wantStats {
+		t.Errorf("%s: stats %+v, want %+v", what, stats, wantStats)
+	}
+}
+
 func report(t *testing.T, opts Options, path string) (map[string]Totals, Stats) {
 	fds := openFds(t)
 	defer func() {
@@ -125,17 +142,7 @@ func TestSubtreeWalk(t *testing.T) {
 			for _, budget := range []int{1, 3, 50, 256, 1 << 20} {
 				subtreeBudgetMin = budget
 				got, stats := report(t, opts, path)
-				if !reflect.DeepEqual(got, want) {
-					for p := range want {
-						if got[p] != want[p] {
-							t.Errorf("seed %d %+v budget %d: %s: %+v, want %+v", seed, opts, budget, p, got[p], want[p])
-						}
-					}
-					t.Fatalf("seed %d %+v budget %d: %d nodes, want %d", seed, opts, budget, len(got), len(want))
-				}
-				if stats != wantStats {
-					t.Errorf("seed %d %+v budget %d: stats %+v, want %+v", seed, opts, budget, stats, wantStats)
-				}
+				sameReport(t, fmt.Sprintf("seed %d %+v budget %d", seed, opts, budget), got, want, stats, wantStats)
 			}
 		}
 	}
@@ -244,17 +251,7 @@ func TestOperandSplit(t *testing.T) {
 			for _, n := range []int{1, 2, 256} {
 				splitMin = n
 				got, stats := report(t, opts, op)
-				if !reflect.DeepEqual(got, want) {
-					for p := range want {
-						if got[p] != want[p] {
-							t.Errorf("%s %+v split at %d: %s: %+v, want %+v", op, opts, n, p, got[p], want[p])
-						}
-					}
-					t.Fatalf("%s %+v split at %d: %d nodes, want %d", op, opts, n, len(got), len(want))
-				}
-				if stats != wantStats {
-					t.Errorf("%s %+v split at %d: stats %+v, want %+v", op, opts, n, stats, wantStats)
-				}
+				sameReport(t, fmt.Sprintf("%s %+v split at %d", op, opts, n), got, want, stats, wantStats)
 			}
 		}
 	}
