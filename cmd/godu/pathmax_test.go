@@ -26,17 +26,7 @@ func TestFollowAllPathMax(t *testing.T) {
 		t.Fatal(err)
 	}
 	plen := len("u")
-	down := func(name string) {
-		if err := unix.Mkdirat(fd, name, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		nfd, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		unix.Close(fd)
-		fd = nfd
-	}
+	down := func(name string) { fd = testtree.Descend(t, fd, name) }
 	down("u")
 	for plen < 3900 {
 		k := min(200, 3990-plen-1)

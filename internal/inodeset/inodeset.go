@@ -92,10 +92,13 @@ func NewShift(n int, shift uint) *Set {
 	return &Set{shards: make([]shard, p), mask: uint64(p - 1), shift: shift}
 }
 
+// shard is the shard that holds k.
+func (s *Set) shard(k Key) *shard { return &s.shards[(k.Ino>>s.shift)&s.mask] }
+
 // Add inserts k and reports whether it was absent: true the first time a
 // file is seen, false for every later link to it.
 func (s *Set) Add(k Key) bool {
-	sh := &s.shards[(k.Ino>>s.shift)&s.mask]
+	sh := s.shard(k)
 	sh.mu.Lock()
 	added := sh.add(k)
 	sh.mu.Unlock()
@@ -104,7 +107,7 @@ func (s *Set) Add(k Key) bool {
 
 // Contains reports whether k is in the set.
 func (s *Set) Contains(k Key) bool {
-	sh := &s.shards[(k.Ino>>s.shift)&s.mask]
+	sh := s.shard(k)
 	sh.mu.Lock()
 	ok := sh.has(k)
 	sh.mu.Unlock()
@@ -139,7 +142,7 @@ func (s *Set) Batch() Batch { return Batch{s: s} }
 
 // Add is Set.Add within the batch.
 func (b *Batch) Add(k Key) bool {
-	sh := &b.s.shards[(k.Ino>>b.s.shift)&b.s.mask]
+	sh := b.s.shard(k)
 	if sh != b.sh {
 		if b.sh != nil {
 			b.sh.mu.Unlock()

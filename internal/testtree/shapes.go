@@ -126,17 +126,7 @@ func (g *gen) open(p string) int {
 }
 
 // mkdir makes name in parent, closes parent and returns the new dir's fd.
-func (g *gen) mkdir(parent int, name string) int {
-	if err := unix.Mkdirat(parent, name, 0o755); err != nil {
-		g.t.Fatal(err)
-	}
-	fd, err := unix.Openat(parent, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
-	if err != nil {
-		g.t.Fatal(err)
-	}
-	unix.Close(parent)
-	return fd
-}
+func (g *gen) mkdir(parent int, name string) int { return Descend(g.t, parent, name) }
 
 // name returns a fresh name of the shape's length: a unique prefix,
 // padded with letters, or with bytes that are not UTF-8.

@@ -106,15 +106,7 @@ func DeepChain(t testing.TB, root string, levels int, name string) {
 		t.Fatal(err)
 	}
 	for i := 0; i < levels; i++ {
-		if err := unix.Mkdirat(fd, name, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		nfd, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		unix.Close(fd)
-		fd = nfd
+		fd = Descend(t, fd, name)
 		ffd, err := unix.Openat(fd, "f", unix.O_CREAT|unix.O_WRONLY, 0o644)
 		if err != nil {
 			t.Fatal(err)
@@ -123,6 +115,22 @@ func DeepChain(t testing.TB, root string, levels int, name string) {
 		unix.Close(ffd)
 	}
 	unix.Close(fd)
+}
+
+// Descend makes the directory name in the directory open as parent,
+// closes parent and returns the new directory, open: a step down a tree
+// built relative to descriptors, at any depth.
+func Descend(t testing.TB, parent int, name string) int {
+	t.Helper()
+	if err := unix.Mkdirat(parent, name, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fd, err := unix.Openat(parent, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unix.Close(parent)
+	return fd
 }
 
 // Result is what a command did.

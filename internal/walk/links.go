@@ -19,9 +19,7 @@ func (w *Walker) seenIn(b *inodeset.Batch, r *bulk.Record) bool {
 	if !w.hashed(r) {
 		return false
 	}
-	if !w.setUsed.Load() {
-		w.setUsed.Store(true)
-	}
+	w.useSet()
 	return !b.Add(inodeset.Key{Dev: r.Dev, Ino: r.Ino})
 }
 
@@ -44,10 +42,17 @@ func (w *Walker) hashed(r *bulk.Record) bool {
 
 // add puts k in the hard-link set, reporting whether it was absent.
 func (w *Walker) add(k inodeset.Key) bool {
+	w.useSet()
+	return w.set.Add(k)
+}
+
+// useSet records that the hard-link set holds keys (setUsed), storing
+// only the first time: a store per key would bounce the line between
+// workers.
+func (w *Walker) useSet() {
 	if !w.setUsed.Load() {
 		w.setUsed.Store(true)
 	}
-	return w.set.Add(k)
 }
 
 // linkClaim is the link a hard-linked file is charged to: the first in
