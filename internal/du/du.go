@@ -133,6 +133,23 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 		export = newNcduSink(out, o.Version, time.Now())
 		o.All, o.MaxDepth = true, -1
 	}
+	// As du's stdio does: on a terminal each line leaves as it is
+	// printed; elsewhere the first 4 KiB leave at once (`godu -a | head`
+	// sees its first line early), then the buffer's 64 KiB at a time.
+	early := 4 << 10
+	if pw.w == os.Stdout {
+		if _, tty := terminalWidth(1); tty {
+			early = 1
+		}
+	}
+	flushEarly := func() {
+		if out.Buffered() >= early {
+			out.Flush()
+			if early > 1 {
+				early = out.Size() + 1 // bufio flushes by itself from now on
+			}
+		}
+	}
 	var outMu sync.Mutex // out, between the stream and error messages
 	var prog *progress
 	started := time.Now()
@@ -161,6 +178,7 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 			if export != nil {
 				outMu.Lock()
 				export.entry(path, n)
+				flushEarly()
 				outMu.Unlock()
 				return
 			}
@@ -174,6 +192,7 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 			}
 			outMu.Lock()
 			sink.entry(path, t, n.IsDir)
+			flushEarly()
 			outMu.Unlock()
 		},
 		OnError: func(e *walk.Error) {
