@@ -11,12 +11,23 @@ PREFIX  ?= /usr/local
 CSRC_SUM := $(shell cat csrc/*.[ch] csrc/*/*.[ch] internal/xnu/include/*.h internal/xnu/include/*/*.h 2>/dev/null | cksum | cut -d' ' -f1)
 export CGO_CFLAGS := $(or $(CGO_CFLAGS),-O2 -g) -DGODU_CSRC_SUM=$(CSRC_SUM)
 
-.PHONY: all build build-purego install man test vet fmt-check cwarn race xnu portable unit bench scale doubling gobench zig cross cross-all dist fuzz asan clean bin/godu-xnu bin/godu-xnu-purego
+.PHONY: all build build-purego install man test vet fmt-check cwarn race xnu portable unit bench scale doubling startup gobench zig cross cross-all dist fuzz asan clean bin/godu-xnu bin/godu-xnu-purego
 
 all: build
 
+# On Linux the command is linked statically when the C library allows it
+# (glibc's libc.a, from libc6-dev or glibc-static): no dynamic loader, no
+# libc.so to map at start-up, which is most of what godu's start-up costs
+# over a Go program's (make startup). netgo and osusergo keep out the
+# resolver and user lookups that would need libc's shared NSS modules;
+# godu calls neither. Elsewhere, and as go install builds it, it is linked
+# as any cgo program is.
+STATIC_OK := $(shell [ "$$(uname -s)" = Linux ] && printf 'int main(void){return 0;}' | $(CC) -static -x c - -o /dev/null 2>/dev/null && echo yes)
+comma := ,
+BUILD_FLAGS := $(if $(STATIC_OK),-tags netgo$(comma)osusergo -ldflags '$(LDFLAGS) -linkmode external -extldflags -static',-ldflags '$(LDFLAGS)')
+
 build:
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/godu ./cmd/godu
+	$(GO) build -trimpath $(BUILD_FLAGS) -o bin/godu ./cmd/godu
 
 build-purego:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/godu-purego ./cmd/godu
@@ -63,15 +74,16 @@ cwarn:
 	$(CC) $(CFLAGS_CHECK) -fsyntax-only -Iinternal/xnu/include -include internal/xnu/include/xnu_shim.h csrc/bulk_darwin.c
 
 # The race detector over both builds: the cgo build's every package, the
-# command's godu built with -race too; the purego build's library, reader
+# command's tests on bin/godu as make build links it, and on a godu built
+# with -race too; the purego build's library, reader
 # and walk, then the command's tests with a plain purego godu (a godu built
 # with -race runs each of those thousands of command lines several times
 # slower, and its walk is the one the first pass ran), but those that
 # never reach the reader (PUREGO_SKIP). TestMillionEntries (the -a
 # stream's memory on a million files) runs in the first pass only.
 RACE_PKGS := . ./internal/...
-race:
-	$(GO) test -race -count=1 ./...
+race: build
+	GODU_BIN=$(CURDIR)/bin/godu $(GO) test -race -count=1 ./...
 	$(GO) test -race -count=1 -tags purego $(RACE_PKGS)
 	$(GO) test -count=1 -tags purego -skip '$(PUREGO_SKIP)' ./cmd/godu
 
@@ -150,6 +162,15 @@ bench: build build-purego $(if $(filter Linux,$(shell uname -s)),bin/floor)
 	@command -v hyperfine >/dev/null || { echo "make bench needs hyperfine (apt-get install hyperfine; brew install hyperfine)"; exit 1; }
 	@test -x /usr/bin/time || { echo "make bench needs /usr/bin/time (apt-get install time)"; exit 1; }
 	$(GO) run ./cmd/godubench -dir $(BENCH_DIR) -godu bin/godu -purego bin/godu-purego -floor bin/floor -trees $(BENCH_TREES)
+
+# Start-up: godu -s on an empty directory and on flat ones of 32 to 3,000
+# files, the static build (make build) and go install's, against a Go
+# program with cgo that prints a line and against du, paired.
+STARTUP_ROUNDS ?= 300
+startup: build
+	$(GO) build -trimpath -ldflags '-s -w' -o bin/godu-dynamic ./cmd/godu
+	$(GO) build -trimpath -ldflags '-s -w' -o bin/hello-cgo ./cmd/godubench/testdata/hello
+	$(GO) run ./cmd/godubench -dir $(BENCH_DIR) -godu bin/godu -dynamic bin/godu-dynamic -startup bin/hello-cgo -paired $(STARTUP_ROUNDS)
 
 # Linear growth: godu -s against the floor as entries, depth and name
 # length double in turn (five steps each), time and peak RSS per step.

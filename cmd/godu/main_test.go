@@ -35,6 +35,13 @@ func TestMain(m *testing.M) {
 	}
 	os.Chmod(dir, 0o755) // the permission tests run it as nobody
 	godu = filepath.Join(dir, "godu")
+	if bin := os.Getenv("GODU_BIN"); bin != "" && bulk.Variant == "cgo" && len(buildTags) == 0 {
+		// The binary make build ships (linked statically on Linux),
+		// rather than the one go build makes here.
+		if godu, err = filepath.Abs(bin); err != nil {
+			panic(err)
+		}
+	}
 	args := []string{"build", "-o", godu}
 	env := os.Environ()
 	tags := buildTags
@@ -47,9 +54,12 @@ func TestMain(m *testing.M) {
 	if len(tags) > 0 {
 		args = append(args, "-tags", strings.Join(tags, ","))
 	}
-	builds := [][]string{args}
+	var builds [][]string
+	if strings.HasPrefix(godu, dir) {
+		builds = append(builds, args)
+	}
 	if raceEnabled {
-		goduRace = godu + "-race"
+		goduRace = filepath.Join(dir, "godu-race")
 		builds = append(builds, append([]string{"build", "-race", "-o", goduRace}, args[3:]...))
 	}
 	for _, b := range builds {

@@ -55,12 +55,18 @@ func main() {
 	jobs := flag.Int("jobs", 0, "godu's worker count, also the floor's (0: godu's default)")
 	scaleTrees := flag.String("scale", "", "instead: peak RSS and time on the scale trees named (0.4M,4M; scale.go)")
 	doubles := flag.Bool("doubling", false, "instead: time and peak RSS of godu -s as entries, depth and name length double in turn (doubling.go)")
+	hello := flag.String("startup", "", "instead: start-up against this Go+cgo hello, paired (startup.go)")
+	dynamic := flag.String("dynamic", "", "with -startup: godu as go install builds it")
 	flag.Parse()
 	if err := os.MkdirAll(*dir, 0o755); err != nil {
 		fatal(err)
 	}
 	if *scaleTrees != "" {
 		scale(*dir, *godu, *scaleTrees, 3)
+		return
+	}
+	if *hello != "" {
+		startup(*dir, map[string]string{"hello": *hello, "godu": *godu, "dynamic": *dynamic}, max(*rounds, 100))
 		return
 	}
 	if *doubles {
