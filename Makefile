@@ -179,10 +179,10 @@ doubling: build bin/floor
 	$(GO) run ./cmd/godubench -dir $(BENCH_DIR) -godu bin/godu -floor bin/floor -doubling
 
 # Memory as trees grow: peak RSS and time of godu -s, -a, -d 3, --json -a
-# and the ncdu export against du on trees of 0.4 M and 4 M empty files
-# (SCALE_TREES=0.4M for the small one alone; the 4 M tree takes minutes to
-# build, once, and 4 M inodes of the disk).
-SCALE_TREES ?= 0.4M,4M
+# and the ncdu export against du on trees of 0.4 M and 4 M empty files and
+# on one directory of a million (SCALE_TREES=0.4M for the small one alone;
+# the big ones take minutes to build, once, and 5 M inodes of the disk).
+SCALE_TREES ?= 0.4M,4M,1M-flat
 scale: build
 	@test -x /usr/bin/time || { echo "make scale needs /usr/bin/time (apt-get install time)"; exit 1; }
 	$(GO) run ./cmd/godubench -dir $(BENCH_DIR) -godu bin/godu -scale $(SCALE_TREES)

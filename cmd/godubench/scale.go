@@ -14,10 +14,13 @@ import (
 )
 
 // scaleTrees are the trees of `make scale`: the shape of deep (binary,
-// files in every directory), empty files so that the disk stays small.
+// files in every directory), and one flat directory, of empty files so
+// that the disk stays small.
 var scaleTrees = map[string]struct{ levels, files int }{
 	"0.4M": {12, 100}, // 4,095 directories: 413,595 entries
 	"4M":   {15, 124}, // 32,767 directories: 4,095,875 entries
+	// One directory of a million files: -a holds no more than du.
+	"1M-flat": {1, 1000000},
 }
 
 // scale measures peak RSS and time of godu's outputs against du's on the
@@ -26,7 +29,7 @@ func scale(dir, godu, names string, runs int) {
 	for _, name := range strings.Split(names, ",") {
 		shape, ok := scaleTrees[name]
 		if !ok {
-			fatal(fmt.Errorf("unknown scale tree %q (0.4M, 4M)", name))
+			fatal(fmt.Errorf("unknown scale tree %q (0.4M, 4M, 1M-flat)", name))
 		}
 		root := filepath.Join(dir, "scale-"+name)
 		if _, err := os.Stat(root + ".done"); err != nil {
