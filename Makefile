@@ -20,11 +20,12 @@ all: build
 # libc.so to map at start-up, which is most of what godu's start-up costs
 # over a Go program's (make startup). netgo and osusergo keep out the
 # resolver and user lookups that would need libc's shared NSS modules;
-# godu calls neither. Elsewhere, and as go install builds it, it is linked
-# as any cgo program is.
-STATIC_OK := $(shell [ "$$(uname -s)" = Linux ] && printf 'int main(void){return 0;}' | $(CC) -static -x c - -o /dev/null 2>/dev/null && echo yes)
+# godu calls neither. Only a cgo build for the host is linked so; anything
+# else (CGO_ENABLED=0, GOOS or GOARCH set, no libc.a), and go install, link
+# as any Go program does. Evaluated only when build runs.
+STATIC_OK = $(shell [ "$$($(GO) env GOOS GOARCH CGO_ENABLED | tr '\n' ' ')" = "linux $$($(GO) env GOHOSTARCH) 1 " ] && [ "$$($(GO) env GOHOSTOS)" = linux ] && printf 'int main(void){return 0;}' | $$($(GO) env CC) -static -x c - -o /dev/null 2>/dev/null && echo yes)
 comma := ,
-BUILD_FLAGS := $(if $(STATIC_OK),-tags netgo$(comma)osusergo -ldflags '$(LDFLAGS) -linkmode external -extldflags -static',-ldflags '$(LDFLAGS)')
+BUILD_FLAGS = $(if $(STATIC_OK),-tags netgo$(comma)osusergo -ldflags '$(LDFLAGS) -linkmode external -extldflags -static',-ldflags '$(LDFLAGS)')
 
 build:
 	$(GO) build -trimpath $(BUILD_FLAGS) -o bin/godu ./cmd/godu
@@ -74,8 +75,9 @@ cwarn:
 	$(CC) $(CFLAGS_CHECK) -fsyntax-only -Iinternal/xnu/include -include internal/xnu/include/xnu_shim.h csrc/bulk_darwin.c
 
 # The race detector over both builds: the cgo build's every package, the
-# command's tests on bin/godu as make build links it, and on a godu built
-# with -race too; the purego build's library, reader
+# command's tests on bin/godu as make build links it (GODU_BIN; the other
+# packages' test binaries, and the xnu and portable passes' godu, are
+# linked as go install links), and on a godu built with -race too; the purego build's library, reader
 # and walk, then the command's tests with a plain purego godu (a godu built
 # with -race runs each of those thousands of command lines several times
 # slower, and its walk is the one the first pass ran), but those that
@@ -168,8 +170,8 @@ bench: build build-purego $(if $(filter Linux,$(shell uname -s)),bin/floor)
 # program with cgo that prints a line and against du, paired.
 STARTUP_ROUNDS ?= 300
 startup: build
-	$(GO) build -trimpath -ldflags '-s -w' -o bin/godu-dynamic ./cmd/godu
-	$(GO) build -trimpath -ldflags '-s -w' -o bin/hello-cgo ./cmd/godubench/testdata/hello
+	$(GO) build -o bin/godu-dynamic ./cmd/godu
+	$(GO) build -o bin/hello-cgo ./cmd/godubench/testdata/hello
 	$(GO) run ./cmd/godubench -dir $(BENCH_DIR) -godu bin/godu -dynamic bin/godu-dynamic -startup bin/hello-cgo -paired $(STARTUP_ROUNDS)
 
 # Linear growth: godu -s against the floor as entries, depth and name

@@ -66,7 +66,7 @@ func main() {
 		return
 	}
 	if *hello != "" {
-		startup(*dir, map[string]string{"hello": *hello, "godu": *godu, "dynamic": *dynamic}, max(*rounds, 100))
+		startup(*dir, map[string]string{"hello": *hello, "godu": *godu, "dynamic": *dynamic}, max(*rounds, 1))
 		return
 	}
 	if *doubles {

@@ -133,24 +133,10 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 		export = newNcduSink(out, o.Version, time.Now())
 		o.All, o.MaxDepth = true, -1
 	}
-	// As du's stdio does: on a terminal each line leaves as it is
-	// printed; elsewhere the first 4 KiB leave at once (`godu -a | head`
-	// sees its first line early), then the buffer's 64 KiB at a time.
-	early := 4 << 10
-	if pw.w == os.Stdout {
-		if _, tty := terminalWidth(1); tty {
-			early = 1
-		}
-	}
-	flushEarly := func() {
-		if out.Buffered() >= early {
-			out.Flush()
-			if early > 1 {
-				early = out.Size() + 1 // bufio flushes by itself from now on
-			}
-		}
-	}
 	var outMu sync.Mutex // out, between the stream and error messages
+	fl := newFlusher(out, &outMu, pw.w == os.Stdout && isTerminal(1))
+	pw.tty = fl.early == 1
+	defer fl.stop()
 	var prog *progress
 	started := time.Now()
 	var exclude func(string) bool
@@ -178,7 +164,7 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 			if export != nil {
 				outMu.Lock()
 				export.entry(path, n)
-				flushEarly()
+				fl.printed()
 				outMu.Unlock()
 				return
 			}
@@ -192,7 +178,7 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 			}
 			outMu.Lock()
 			sink.entry(path, t, n.IsDir)
-			flushEarly()
+			fl.printed()
 			outMu.Unlock()
 		},
 		OnError: func(e *walk.Error) {
@@ -213,6 +199,7 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 		wo.OnEnter = func(path string, n *walk.Node) {
 			outMu.Lock()
 			export.enter(path, n)
+			fl.printed()
 			outMu.Unlock()
 		}
 	}
@@ -230,7 +217,7 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 			if !bad {
 				msg = "invalid zero-length file name"
 			}
-			out.Flush()
+			fl.flush()
 			prog.clear()
 			fmt.Fprintf(stderr, "%s: %s\n", o.Prog, msg)
 			prog.release()
@@ -240,6 +227,7 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 		op = trimSlashes(op)
 		root, err := w.Walk(ctx, op)
 		if err != nil {
+			fl.stop()
 			prog.end()
 			out.Flush()
 			return 1
@@ -248,8 +236,9 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 			continue
 		}
 		total.Add(root.Totals)
-		out.Flush()
+		fl.flush()
 	}
+	fl.stop()
 	prog.end()
 	switch {
 	case export != nil:

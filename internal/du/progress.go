@@ -69,6 +69,7 @@ type progress struct {
 	w       io.Writer
 	width   int
 	shown   bool
+	midLine bool // the output on the same terminal has not ended its line
 	stop    chan struct{}
 	done    chan struct{}
 	walker  *walk.Walker
@@ -119,6 +120,10 @@ func (p *progress) draw() {
 		comma(int64(float64(n)/el)), TerminalSafe(p.walker.Current()))
 	line = FitWidth(line, p.width-1)
 	p.mu.Lock()
+	if p.midLine {
+		p.mu.Unlock()
+		return
+	}
 	fmt.Fprintf(p.w, "\r\x1b[K%s", line)
 	p.shown = true
 	p.mu.Unlock()

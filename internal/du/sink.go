@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"io"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/godu-sh/godu/internal/walk"
@@ -58,14 +59,96 @@ func (o *Options) line(out *bufio.Writer, v uint64, tm int64, path string) {
 }
 
 // progressWriter erases the progress line (when there is one) before each
-// write of the output, which leaves during the walk.
+// write of the output, which leaves during the walk. On a terminal shared
+// with the progress line, output that ends mid-line (--json, -0, the
+// export between entries) holds the progress line back, which would
+// otherwise start by erasing that line.
 type progressWriter struct {
-	w io.Writer
-	p *progress
+	w   io.Writer
+	p   *progress
+	tty bool // w is the terminal
 }
 
 func (pw *progressWriter) Write(b []byte) (int, error) {
 	pw.p.clear()
 	defer pw.p.release()
+	if pw.tty && pw.p != nil && len(b) > 0 {
+		pw.p.midLine = b[len(b)-1] != '\n'
+	}
 	return pw.w.Write(b)
+}
+
+func isTerminal(fd int) bool {
+	_, tty := terminalWidth(fd)
+	return tty
+}
+
+// lineLatency is the longest a printed line waits in the output buffer.
+const lineLatency = 10 * time.Millisecond
+
+// flusher decides when buffered output leaves. du writes each line as it
+// prints it; godu does so on a terminal, and elsewhere, where a write per
+// line would cost more than the walk, writes the first 4 KiB at once
+// (`godu -a | head -1` gets its line early), then whenever 64 KiB are
+// buffered or a line has waited lineLatency (a slow walk's lines reach a
+// pipe as they are printed).
+type flusher struct {
+	out     *bufio.Writer
+	mu      *sync.Mutex // held by callers of printed and flush; the timer takes it
+	early   int         // flush once this much is buffered
+	timer   *time.Timer
+	armed   bool
+	stopped bool
+}
+
+func newFlusher(out *bufio.Writer, mu *sync.Mutex, terminal bool) *flusher {
+	f := &flusher{out: out, mu: mu, early: 4 << 10}
+	if terminal {
+		f.early = 1
+	}
+	return f
+}
+
+// printed is called, with mu held, after each entry is written.
+func (f *flusher) printed() {
+	switch n := f.out.Buffered(); {
+	case n >= f.early:
+		f.out.Flush()
+		if f.early > 1 {
+			f.early = f.out.Size() + 1 // bufio flushes by itself from now on
+		}
+	case n > 0 && !f.armed && !f.stopped:
+		f.armed = true
+		if f.timer == nil {
+			f.timer = time.AfterFunc(lineLatency, f.tick)
+		} else {
+			f.timer.Reset(lineLatency)
+		}
+	}
+}
+
+func (f *flusher) tick() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.armed = false
+	if !f.stopped {
+		f.out.Flush()
+	}
+}
+
+// flush writes what is buffered, between walks.
+func (f *flusher) flush() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.out.Flush()
+}
+
+// stop ends the timer: from then on the caller alone writes and flushes.
+func (f *flusher) stop() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.stopped = true
+	if f.timer != nil {
+		f.timer.Stop()
+	}
 }
