@@ -34,7 +34,11 @@ type dir struct {
 
 	mu      sync.Mutex
 	subdirs []*dir
-	errs    []Error // an ordered walk's errors met in d, until d is decided
+	// With Options.Stream (scan.fail): d's own errors until the emitter
+	// enters d (entered), and those to report before d's line.
+	errs    []Error
+	late    []Error
+	entered bool
 }
 
 // path is d's path as du prints it, Join's of its names from the root,

@@ -75,17 +75,31 @@ func (sc *scan) kept(depth int) bool {
 	return sc.ordered || sc.reported(depth)
 }
 
-// fail reports an error met in d; in an ordered walk d's errors wait
-// until the emitter enters d, and are dropped with d when it is not the
-// first path to its directory (du never reads it).
+// fail reports an error met in d. With Options.Stream the errors come in
+// du's order, each where du would print it: those of a reported directory
+// that its emitter has not entered yet wait for it (errs: before anything
+// of d's is printed); the others, those of directories below the -d limit
+// included, wait in the nearest reported directory until it is complete
+// and go, sorted by path, before its line (late). In an ordered walk they
+// are dropped with d when it is not the first path to its directory (du
+// never reads it). Without Stream they go at once.
 func (sc *scan) fail(d *dir, op, path string, err error) {
-	if !sc.ordered {
+	if sc.em == nil {
 		sc.w.fail(op, path, err)
 		return
 	}
-	d.mu.Lock()
-	d.errs = append(d.errs, Error{Op: op, Path: path, Err: err})
-	d.mu.Unlock()
+	k := d
+	for k.node == nil {
+		k = k.parent
+	}
+	e := Error{Op: op, Path: path, Err: err}
+	k.mu.Lock()
+	if k == d && !k.entered && op == "read directory" {
+		k.errs = append(k.errs, e)
+	} else {
+		k.late = append(k.late, e)
+	}
+	k.mu.Unlock()
 }
 
 // push puts subdirectories on the shared stack, the first by name on top,

@@ -164,7 +164,7 @@ func (sc *scan) drop(c *dir) {
 	c.mu.Lock()
 	c.st.skipped.Store(true)
 	subs := append([]*dir(nil), c.st.subdirs...)
-	c.errs = nil
+	c.errs, c.late = nil, nil
 	c.mu.Unlock()
 	for _, s := range subs {
 		if !s.st.decided {
@@ -361,14 +361,12 @@ func (e *emitter) advance() {
 		}
 		if !f.entered {
 			f.entered = true
-			if e.sc.ordered {
-				f.d.mu.Lock()
-				errs := f.d.errs
-				f.d.errs = nil
-				f.d.mu.Unlock()
-				for i := range errs {
-					e.sc.w.fail(errs[i].Op, errs[i].Path, errs[i].Err)
-				}
+			f.d.mu.Lock()
+			errs := f.d.errs
+			f.d.errs, f.d.entered = nil, true
+			f.d.mu.Unlock()
+			for i := range errs {
+				e.sc.w.fail(errs[i].Op, errs[i].Path, errs[i].Err)
 			}
 			if opts.OnEnter != nil {
 				opts.OnEnter(e.dirPath(f), f.d.node)
@@ -455,6 +453,14 @@ func (e *emitter) advance() {
 				l := &st.deep[i]
 				e.charge(st, l, !l.below)
 			}
+			f.d.mu.Lock()
+			late := f.d.late
+			f.d.late = nil
+			f.d.mu.Unlock()
+			slices.SortStableFunc(late, func(a, b Error) int { return comparePaths(a.Path, b.Path) })
+			for i := range late {
+				e.sc.w.fail(late[i].Op, late[i].Path, late[i].Err)
+			}
 			n := f.d.node
 			n.Totals.Add(st.extra)
 			n.Own.Add(st.extraOwn)
@@ -497,4 +503,23 @@ func fileDetail(t Totals, flags uint8) Detail {
 		d.Excluded = "otherfs"
 	}
 	return d
+}
+
+// comparePaths orders paths as the walk meets them: component by
+// component, each by its bytes (a '/' sorts before every byte of a name).
+func comparePaths(a, b string) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		x, y := a[i], b[i]
+		if x == y {
+			continue
+		}
+		if x == '/' {
+			return -1
+		}
+		if y == '/' {
+			return 1
+		}
+		return int(x) - int(y)
+	}
+	return len(a) - len(b)
 }

@@ -206,11 +206,12 @@ func (sc *scan) addBatch(wk *worker, d *dir, b *bulk.Batch, toSubtree bool) {
 		}
 		if rec.Errno != 0 {
 			err := danglingErr(d.fd.Fd(), string(b.Name(rec)), sc.mode&bulk.Follow != 0, rec.Err())
-			if sc.ordered {
+			path := Join(d.path(), string(b.Name(rec)))
+			if sc.em != nil && d.node != nil && (sc.ordered || sc.reported(childDepth)) {
 				// Reported in du's order, among d's entries.
-				sc.streamLink(d, link{name: string(b.Name(rec)), err: &Error{Op: "access", Path: Join(d.path(), string(b.Name(rec))), Err: err}})
+				sc.streamLink(d, link{name: string(b.Name(rec)), err: &Error{Op: "access", Path: path, Err: err}})
 			} else {
-				sc.w.fail("access", Join(d.path(), string(b.Name(rec))), err)
+				sc.fail(d, "access", path, err)
 			}
 			if opts.Details {
 				sc.streamLeftOut(d, b.Name(rec), flagReadError)
