@@ -52,13 +52,7 @@ func TestErrorsInDuOrder(t *testing.T) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out // one pipe: du's interleaving
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
+		code := runCaptured(t, cmd).Code
 		return fmt.Sprintf("%s\nstatus %d", out.String(), code)
 	}
 	for _, args := range [][]string{{"-s"}, {"-a"}, {"-d", "1"}, {"-d", "2"}, {"-S"}, {"-ca", "-d", "2"}, {"-a", "-0"}, {}} {

@@ -18,12 +18,18 @@ import (
 )
 
 func bigTree(t *testing.T) string {
+	return filesTree(t, "big", 20, 200, "f", []byte("x"))
+}
+
+// filesTree makes top/dN/PREFIXM below a new directory, dirs directories
+// of files files each holding content, and returns the directory.
+func filesTree(t *testing.T, top string, dirs, files int, prefix string, content []byte) string {
 	root := t.TempDir()
-	for d := 0; d < 20; d++ {
-		dir := filepath.Join(root, "big", fmt.Sprintf("d%d", d))
+	for d := 0; d < dirs; d++ {
+		dir := filepath.Join(root, top, fmt.Sprintf("d%d", d))
 		os.MkdirAll(dir, 0o755)
-		for f := 0; f < 200; f++ {
-			os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d", f)), []byte("x"), 0o644)
+		for f := 0; f < files; f++ {
+			os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s%d", prefix, f)), content, 0o644)
 		}
 	}
 	return root

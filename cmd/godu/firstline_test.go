@@ -3,7 +3,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -99,15 +98,7 @@ func writesOf(calls []call) (w []call) {
 // firstLineTree holds 4,000 files of long names in t: du -a prints about
 // 400 KB, several times the output buffer.
 func firstLineTree(t *testing.T) string {
-	root := t.TempDir()
-	for d := 0; d < 10; d++ {
-		dir := filepath.Join(root, "t", fmt.Sprintf("d%d", d))
-		os.MkdirAll(dir, 0o755)
-		for f := 0; f < 400; f++ {
-			os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s%d", strings.Repeat("n", 80), f)), nil, 0o644)
-		}
-	}
-	return root
+	return filesTree(t, "t", 10, 400, strings.Repeat("n", 80), nil)
 }
 
 // TestFirstLinesLeaveEarly: on a pipe, godu's first 4 KiB of lines leave

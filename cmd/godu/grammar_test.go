@@ -43,7 +43,9 @@ func runCaptured(t testing.TB, cmd *exec.Cmd) testtree.Result {
 	if cmd.Stdout == nil {
 		cmd.Stdout = &o
 	}
-	cmd.Stderr = &e
+	if cmd.Stderr == nil {
+		cmd.Stderr = &e
+	}
 	err := cmd.Run()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
