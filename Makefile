@@ -89,10 +89,14 @@ race: build
 	$(GO) test -race -count=1 -tags purego $(RACE_PKGS)
 	$(GO) test -count=1 -tags purego -skip '$(PUREGO_SKIP)' ./cmd/godu
 
+# When output leaves (strace and a terminal): the same code above every
+# reader, run by the first pass alone.
+OUTPUT_TIMING := TestFirstLinesLeaveEarly|TestLinesLeaveWhileWalking|TestLinesOnTerminal|TestOutputOnTerminalWithProgress
+
 # The command's tests that never reach the reader (option grammar, numbers,
 # times, quoting, completions, output failures: the same code in both
 # builds), left out of the purego pass with TestMillionEntries.
-PUREGO_SKIP := ^(TestMillionEntries|TestBashCompletion|TestCommandWordsAreFiles|TestCompletionsAndStats|TestGeneratedOptionSyntax|TestGeneratedNumbers|TestGeneratedTimes|TestGeneratedExclusion|TestEveryAbbreviation|TestUsageErrors|TestHumanFormats|TestGeneratedQuoting|TestOutputFailure|TestGoduOutputFailure|TestClosedInput)$$
+PUREGO_SKIP := ^(TestMillionEntries|TestBashCompletion|TestCommandWordsAreFiles|TestCompletionsAndStats|TestGeneratedOptionSyntax|TestGeneratedNumbers|TestGeneratedTimes|TestGeneratedExclusion|TestEveryAbbreviation|TestUsageErrors|TestHumanFormats|TestGeneratedQuoting|TestOutputFailure|TestGoduOutputFailure|TestClosedInput|$(OUTPUT_TIMING))$$
 
 # The command's tests whose outcome depends on the directory reader: the
 # differential ones on trees, against du. The darwin purego and portable
@@ -110,7 +114,7 @@ READER_TESTS := ^(TestDifferential.*|TestErrorsInDuOrder|TestDefaultOperandIsDot
 # runs on Linux only; the purego run takes the command's reader tests
 # (READER_TESTS) and leaves its longest ones to the cgo run.
 XNU_PKGS := ./internal/bulk ./internal/walk ./cmd/godu
-XNU_SKIP := TestDescriptorExhaustion
+XNU_SKIP := TestDescriptorExhaustion|$(OUTPUT_TIMING)
 XNU_SKIP_PUREGO := $(XNU_SKIP)|TestFewDescriptors|TestShapes|TestRandomShapes|TestDeeperThanPathMax
 # The shipped build must not hold the emulation: its functions' names,
 # which stay in a stripped Go binary, are in bin/godu-xnu and not in
