@@ -14,8 +14,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// sortedTree builds spec (path -> "/" for a directory, "file:N", or
-// "symlink:TARGET") so that every directory lists its entries in name
+// sortedTree builds spec (path -> "/" for a directory, "file:N",
+// "symlink:TARGET", or "link:NAME", a hard link to a file of one byte
+// outside the tree, the same for the same NAME) so that every directory lists its entries in name
 // order, where the system allows it: on tmpfs, which lists a directory's
 // entries in the order they were made (or its reverse). There du's
 // traversal order is godu's (each directory's entries by name), and the
@@ -35,6 +36,16 @@ func sortedTree(t *testing.T, spec map[string]string) (string, bool) {
 	t.Cleanup(func() { os.RemoveAll(root) })
 	reverse := listsNewestFirst(t, root)
 
+	links := root + ".links"
+	for _, v := range spec {
+		if name, ok := strings.CutPrefix(v, "link:"); ok {
+			os.Mkdir(links, 0o755)
+			t.Cleanup(func() { os.RemoveAll(links) })
+			if _, err := os.Stat(filepath.Join(links, name)); err != nil {
+				os.WriteFile(filepath.Join(links, name), []byte("x"), 0o644)
+			}
+		}
+	}
 	children := map[string][]string{}
 	kind := map[string]string{}
 	for p, v := range spec {
@@ -72,6 +83,8 @@ func sortedTree(t *testing.T, spec map[string]string) (string, bool) {
 				err = os.WriteFile(full, make([]byte, size), 0o644)
 			case strings.HasPrefix(v, "symlink:"):
 				err = os.Symlink(v[8:], full)
+			case strings.HasPrefix(v, "link:"):
+				err = os.Link(filepath.Join(links, v[5:]), full)
 			default:
 				t.Fatalf("bad spec %q: %q", p, v)
 			}
@@ -221,6 +234,36 @@ func TestFollowAllDeterministic(t *testing.T) {
 	for _, j := range []string{"2", "8", "16"} {
 		if got := runAsDu(t, root, godu, []string{"--json", "-aL", "-j", j, "t", "u"}); got != first {
 			t.Errorf("--json -aL -j %s differs from -j 1:\n%s\nfirst\n%s", j, got, first)
+		}
+	}
+}
+
+// TestOperandFigureInDuOrder: when only the operand is reported (-s,
+// -d 0), which path first reaches a file or directory still matters: to
+// -S (the operand's own size leaves out what its subdirectories count, so
+// a file linked in both counts where du meets it first), and under -L to
+// the messages (they name the path du walks) and to --exclude (it
+// matches that path).
+func TestOperandFigureInDuOrder(t *testing.T) {
+	needDu(t)
+	root, sorted := sortedTree(t, map[string]string{
+		"t/a/f": "link:f", "t/b": "link:f", // -S
+		"u/a/l": "symlink:../b", "u/b/f": "file:100000", "u/b/x": "symlink:nowhere", // -L
+		"v/a/f": "file:5000", "v/b": "symlink:a/f", // -L, a file
+	})
+	if !sorted {
+		t.Skip("no file system here lists by name")
+	}
+	for _, args := range [][]string{
+		{"-sS", "t"}, {"-sS", "-c", "t"}, {"-d0", "-S", "t"}, {"-sS", "--inodes", "t"}, {"-sSl", "t"},
+		{"-sL", "u"}, {"-sL", "--exclude=u/a/l/f", "u"}, {"-sL", "--exclude=u/b/f", "u"}, {"-sLS", "u"},
+		{"-sLS", "v"}, {"-sL", "--exclude=v/a/f", "v"}, {"-sL", "--exclude=v/b", "v"},
+	} {
+		want := runAsDu(t, root, "du", args)
+		for _, j := range []string{"-j1", "-j16"} {
+			if got := runAsDu(t, root, godu, append([]string{j}, args...)); got != want {
+				t.Errorf("%q %s:\n%s\nwant du's\n%s", args, j, got, want)
+			}
 		}
 	}
 }

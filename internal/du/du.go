@@ -153,6 +153,7 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 		Exclude:        exclude,
 		Jobs:           o.Jobs,
 		CountLinks:     o.CountLinks,
+		SeparateDirs:   o.SeparateDirs,
 		OneFileSystem:  o.OneFileSystem,
 		HashAll:        len(operands) > 1 || o.Files0From != "",
 		CheckFiles:     laterFileOperand(operands, o.Deref != DerefNone),

@@ -28,9 +28,9 @@ type scan struct {
 	stackMu sync.Mutex
 	stack   []*dir // subdirectories found and not yet taken by a worker
 
-	// linksNow: only the operand is reported (du -s), so which of a
-	// file's links is counted changes no figure: the first met is, at
-	// once, instead of the first in traversal order after the walk.
+	// linksNow: only the operand is reported (du -s; neither -S nor -L),
+	// so which of a file's links is counted changes no figure: the first
+	// met is, at once, instead of the first in traversal order.
 	linksNow bool
 
 	// ordered: following every symlink (du -L), a file or directory

@@ -73,6 +73,10 @@ type Options struct {
 	// start, not only once a file operand was met: needed when a later
 	// operand may be a file already counted under an earlier one.
 	CheckFiles bool
+	// SeparateDirs says Node.Own figures are used (du -S): a file linked
+	// in several directories counts, in each directory's own figure, where
+	// du meets it first, even when only the operand is reported.
+	SeparateDirs bool
 	// ListFiles reports files as well as directories (du -a).
 	ListFiles bool
 	// MaxDepth is the deepest level reported (the operand is level 0);
@@ -231,7 +235,11 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	sc.mode |= w.opts.Time
 	// The subtree walk folds every plain file and follows nothing.
 	sc.subtrees = subtreeWalk && sc.mode&^w.opts.Time == bulk.Fold && !w.opts.HashAll
-	sc.linksNow = w.opts.MaxDepth == 0 && !w.opts.ListFiles
+	// Only the operand reported, which of a file's links counts changes
+	// no figure but its own (-S), and, under -L, no figure but the
+	// messages' paths and what --exclude matches: there the first path in
+	// du's order counts (the ordered walk).
+	sc.linksNow = w.opts.MaxDepth == 0 && !w.opts.ListFiles && !w.opts.SeparateDirs && !w.opts.FollowAll
 	sc.subtreeMode = w.opts.Time
 	if w.opts.OneFileSystem {
 		sc.subtreeMode |= bulk.TreeOneFS
@@ -249,9 +257,7 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 		sc.em = &emitter{sc: sc, stack: []frame{{d: root, end: len(path)}}, dirs: []byte(path)}
 		defer sc.em.spill.close()
 		root.stream()
-		// (With only the operand reported, which path counts changes no
-		// figure: -sL keeps the unordered walk, three times faster.)
-		sc.ordered = w.opts.FollowAll && !sc.linksNow
+		sc.ordered = w.opts.FollowAll
 	}
 
 	// Out of descriptors at the operand, nothing of this walk holds one
