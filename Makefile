@@ -102,7 +102,7 @@ PUREGO_SKIP := ^(TestMillionEntries|TestBashCompletion|TestCommandWordsAreFiles|
 # differential ones on trees, against du. The darwin purego and portable
 # passes run these (their option grammar, times, quoting, terminal and
 # output-failure tests are the reader-free ones the other passes ran).
-READER_TESTS := ^(TestDifferential.*|TestErrorsInDuOrder|TestOperandFigureInDuOrder|TestDefaultOperandIsDot|TestMissingOperand|TestDeeperThanPathMax|TestLargeDirectory|TestPermissionDenied|TestShapes|TestRandomShapes|TestGenerated(Operands|HugeSums|Trees)|TestLinksBelowDepthLimit|TestFollowAllPathMax|TestOptionScenarios|TestSymlinkChainsAndSlashes|TestFiles0From|TestMutation|TestOneFileSystem|TestSparse8GB|TestNcduExport.*|TestJSON|TestXnu.*)$$
+READER_TESTS := ^(TestDifferential.*|TestErrorsInDuOrder|TestOperandFigureInDuOrder|TestFollowEmptyOperandSlash|TestDefaultOperandIsDot|TestMissingOperand|TestDeeperThanPathMax|TestLargeDirectory|TestPermissionDenied|TestShapes|TestRandomShapes|TestGenerated(Operands|HugeSums|Trees)|TestLinksBelowDepthLimit|TestFollowAllPathMax|TestOptionScenarios|TestSymlinkChainsAndSlashes|TestFiles0From|TestMutation|TestOneFileSystem|TestSparse8GB|TestNcduExport.*|TestJSON|TestXnu.*)$$
 
 # --- the darwin core on Linux ---------------------------------------------
 # The build tag godu_xnu compiles the darwin core (csrc/bulk_darwin.c with

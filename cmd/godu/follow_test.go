@@ -267,3 +267,36 @@ func TestOperandFigureInDuOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestFollowEmptyOperandSlash: under -L, du walks without changing
+// directory, and fts then names an empty directory given with a trailing
+// '/' without it: "e/" prints as "e", "./" as "." (a directory with
+// entries, all excluded or not, keeps its '/').
+func TestFollowEmptyOperandSlash(t *testing.T) {
+	needDu(t)
+	root := t.TempDir()
+	for _, d := range []string{"e", "f", "e2"} {
+		os.Mkdir(filepath.Join(root, d), 0o755)
+	}
+	os.WriteFile(filepath.Join(root, "f", "x"), []byte("x"), 0o644)
+	os.Symlink("e", filepath.Join(root, "s"))
+	for _, c := range []struct {
+		dir  string
+		args []string
+	}{
+		{"", []string{"-L", "e/"}}, {"", []string{"-L", "e//"}}, {"", []string{"-sL", "e/"}}, {"", []string{"-aL", "e/"}},
+		{"", []string{"-L", "--inodes", "-c", "e/", "e2/"}}, {"", []string{"-L", "s/"}}, {"", []string{"-L", "e"}},
+		{"", []string{"-P", "e/"}}, {"", []string{"-H", "s/"}}, {"", []string{"-L", "f/"}}, {"", []string{"-L", "--exclude=x", "f/"}},
+		{"e", []string{"-L", "./"}}, {"e", []string{"-L", "."}}, {"", []string{"-L", root + "/e/"}},
+	} {
+		want := runAsDu(t, filepath.Join(root, c.dir), "du", c.args)
+		if got := runAsDu(t, filepath.Join(root, c.dir), godu, c.args); got != want {
+			t.Errorf("%q in %q:\n%s\nwant du's\n%s", c.args, c.dir, got, want)
+		}
+	}
+	// The JSON names the same path as the line.
+	out := runAsDu(t, root, godu, []string{"-L", "--json", "e/"})
+	if !strings.Contains(out, `"e"`) || strings.Contains(out, `"e/"`) {
+		t.Errorf("--json -L e/:\n%s", out)
+	}
+}

@@ -39,6 +39,7 @@ type dir struct {
 	errs    []Error
 	late    []Error
 	entered bool
+	empty   bool // the operand, read whole: it has no entry
 }
 
 // path is d's path as du prints it, Join's of its names from the root,

@@ -361,6 +361,13 @@ func (e *emitter) advance() {
 		}
 		if !f.entered {
 			f.entered = true
+			if f.d.empty && opts.FollowAll && f.end > 1 && e.dirs[f.end-1] == '/' {
+				// du -L walks without changing directory, and fts then
+				// names an empty directory by its path as given less the
+				// '/' it ends with (the operand's only line).
+				f.end--
+				e.dirs = e.dirs[:f.end]
+			}
 			f.d.mu.Lock()
 			errs := f.d.errs
 			f.d.errs, f.d.entered = nil, true

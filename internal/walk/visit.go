@@ -119,6 +119,9 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 		sc.partDone(d)
 		return nil, -1
 	}
+	if d.parent == nil && err == nil && len(b.Records) == 0 && !b.More && tail == nil {
+		d.empty = true
+	}
 	// A directory read whole in one batch hands its subdirectories to the
 	// core's subtree walk (addBatch lists them).
 	toSubtree := sc.subtrees && err == nil && !b.More
