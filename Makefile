@@ -94,9 +94,11 @@ race: build
 OUTPUT_TIMING := TestFirstLinesLeaveEarly|TestLinesLeaveWhileWalking|TestLinesOnTerminal|TestOutputOnTerminalWithProgress
 
 # The command's tests that never reach the reader (option grammar, numbers,
-# times, quoting, completions, output failures: the same code in both
-# builds), left out of the purego pass with TestMillionEntries.
-PUREGO_SKIP := ^(TestMillionEntries|TestBashCompletion|TestCommandWordsAreFiles|TestCompletionsAndStats|TestGeneratedOptionSyntax|TestGeneratedNumbers|TestGeneratedTimes|TestGeneratedExclusion|TestEveryAbbreviation|TestUsageErrors|TestHumanFormats|TestGeneratedQuoting|TestOutputFailure|TestGoduOutputFailure|TestClosedInput|$(OUTPUT_TIMING))$$
+# times, quoting, completions, output failures: the same code in every
+# build), and TestMillionEntries (the -a stream's memory): run by the first
+# pass alone, left out of the purego and darwin-core passes.
+READER_FREE := TestMillionEntries|TestBashCompletion|TestCommandWordsAreFiles|TestCompletionsAndStats|TestGeneratedOptionSyntax|TestGeneratedNumbers|TestGeneratedTimes|TestGeneratedExclusion|TestEveryAbbreviation|TestUsageErrors|TestHumanFormats|TestGeneratedQuoting|TestOutputFailure|TestGoduOutputFailure|TestClosedInput|$(OUTPUT_TIMING)
+PUREGO_SKIP := ^($(READER_FREE))$$
 
 # The command's tests whose outcome depends on the directory reader: the
 # differential ones on trees, against du. The darwin purego and portable
@@ -111,10 +113,11 @@ READER_TESTS := ^(TestDifferential.*|TestErrorsInDuOrder|TestOperandFigureInDuOr
 # the reader, walk and command tests (the differential ones against du)
 # run through it, for both darwin readers. Never in a shipped binary.
 # TestDescriptorExhaustion (half a minute of the walk's descriptor budget)
-# runs on Linux only; the purego run takes the command's reader tests
+# runs on Linux only, the reader-free tests (READER_FREE) in the first pass
+# only; the purego run takes the command's reader tests
 # (READER_TESTS) and leaves its longest ones to the cgo run.
 XNU_PKGS := ./internal/bulk ./internal/walk ./cmd/godu
-XNU_SKIP := TestDescriptorExhaustion|$(OUTPUT_TIMING)
+XNU_SKIP := ^(TestDescriptorExhaustion|$(READER_FREE))$$
 XNU_SKIP_PUREGO := $(XNU_SKIP)|TestFewDescriptors|TestShapes|TestRandomShapes|TestDeeperThanPathMax
 # The shipped build must not hold the emulation: its functions' names,
 # which stay in a stripped Go binary, are in bin/godu-xnu and not in
