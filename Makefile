@@ -23,7 +23,7 @@ all: build
 # godu calls neither. Only a cgo build for the host is linked so; anything
 # else (CGO_ENABLED=0, GOOS or GOARCH set, no libc.a), and go install, link
 # as any Go program does. Evaluated only when build runs.
-STATIC_OK = $(shell [ "$$($(GO) env GOOS GOARCH CGO_ENABLED | tr '\n' ' ')" = "linux $$($(GO) env GOHOSTARCH) 1 " ] && [ "$$($(GO) env GOHOSTOS)" = linux ] && printf 'int main(void){return 0;}' | $$($(GO) env CC) -static -x c - -o /dev/null 2>/dev/null && echo yes)
+STATIC_OK = $(shell set -- $$($(GO) env GOOS GOARCH CGO_ENABLED GOHOSTOS GOHOSTARCH CC); [ "$$1 $$2 $$3 $$4" = "linux $$5 1 linux" ] && shift 5 && printf 'int main(void){return 0;}' | "$$@" -static -x c - -o /dev/null 2>/dev/null && echo yes)
 comma := ,
 BUILD_FLAGS = $(if $(STATIC_OK),-tags netgo$(comma)osusergo -ldflags '$(LDFLAGS) -linkmode external -extldflags -static',-ldflags '$(LDFLAGS)')
 

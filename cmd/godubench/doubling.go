@@ -48,13 +48,8 @@ func doubling(dir, godu, floor string, rounds int) {
 		prev := 0.0
 		for _, s := range dim.steps {
 			root := filepath.Join(dir, "doubling", strings.ReplaceAll(s.label, " ", "-"))
-			if _, err := os.Stat(root + ".done"); err != nil {
-				os.RemoveAll(root)
-				fmt.Fprintf(os.Stderr, "building %s ...\n", root)
-				if err := s.build(root); err != nil {
-					fatal(err)
-				}
-				os.WriteFile(root+".done", nil, 0o644)
+			if err := buildOnce(root, s.build); err != nil {
+				fatal(err)
 			}
 			g, f, gc, fc := pairedMedians([]string{godu, "-s", root}, []string{floor, root}, rounds)
 			rss, _, err := timeRSS([]string{godu, "-s", root})

@@ -32,13 +32,8 @@ func scale(dir, godu, names string, runs int) {
 			fatal(fmt.Errorf("unknown scale tree %q (0.4M, 4M, 1M-flat)", name))
 		}
 		root := filepath.Join(dir, "scale-"+name)
-		if _, err := os.Stat(root + ".done"); err != nil {
-			os.RemoveAll(root)
-			fmt.Fprintf(os.Stderr, "building %s at %s ...\n", name, root)
-			if err := scaleTree(root, shape.levels, shape.files); err != nil {
-				fatal(err)
-			}
-			os.WriteFile(root+".done", nil, 0o644)
+		if err := buildOnce(root, func(root string) error { return scaleTree(root, shape.levels, shape.files) }); err != nil {
+			fatal(err)
 		}
 		fmt.Printf("### scale %s (%d levels, %d empty files per directory)\n\n", name, shape.levels, shape.files)
 		fmt.Println("| command | peak RSS (MiB) | time (s, best of", runs, ") |")

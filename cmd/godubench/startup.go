@@ -30,12 +30,8 @@ func startup(dir string, cmds map[string]string, rounds int) {
 		root := empty
 		if n > 0 {
 			root = filepath.Join(dir, "startup-"+strconv.Itoa(n))
-			if _, err := os.Stat(root + ".done"); err != nil {
-				os.RemoveAll(root)
-				if err := files(root, n, nil); err != nil {
-					fatal(err)
-				}
-				os.WriteFile(root+".done", nil, 0o644)
+			if err := buildOnce(root, func(root string) error { return files(root, n, nil) }); err != nil {
+				fatal(err)
 			}
 		}
 		what := fmt.Sprintf("%d files", n)

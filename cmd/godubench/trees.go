@@ -17,14 +17,27 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// build makes tree name at root unless a finished one is there.
-func build(name, root string) error {
+// buildOnce makes a tree at root with make unless a finished one is there
+// (root.done, written once make succeeds).
+func buildOnce(root string, make func(root string) error) error {
 	done := root + ".done"
 	if _, err := os.Stat(done); err == nil {
 		return nil
 	}
 	os.RemoveAll(root)
-	fmt.Fprintf(os.Stderr, "building %s at %s ...\n", name, root)
+	fmt.Fprintf(os.Stderr, "building %s ...\n", root)
+	if err := make(root); err != nil {
+		return err
+	}
+	return os.WriteFile(done, nil, 0o644)
+}
+
+// build makes tree name at root unless a finished one is there.
+func build(name, root string) error {
+	return buildOnce(root, func(root string) error { return buildTree(name, root) })
+}
+
+func buildTree(name, root string) error {
 	var err error
 	switch name {
 	case "deep":
@@ -48,10 +61,7 @@ func build(name, root string) error {
 	default:
 		err = fmt.Errorf("unknown tree %q", name)
 	}
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(done, nil, 0o644)
+	return err
 }
 
 func files(dir string, n int, content []byte) error {

@@ -134,8 +134,8 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 		o.All, o.MaxDepth = true, -1
 	}
 	var outMu sync.Mutex // out, between the stream and error messages
-	fl := newFlusher(out, &outMu, pw.w == os.Stdout && isTerminal(1))
-	pw.tty = fl.early == 1
+	pw.tty = pw.w == os.Stdout && isTerminal(1)
+	fl := newFlusher(out, &outMu, pw.tty)
 	defer fl.stop()
 	var prog *progress
 	started := time.Now()
