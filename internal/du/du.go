@@ -72,26 +72,26 @@ type Options struct {
 	Version    string // godu's, for the export's header
 }
 
-// Run prints du's output for operands (none means ".") on stdout and its
+// Run prints du's output for the operands args (none means ".", or those
+// of --files0-from, read as the walk goes) on stdout and its
 // messages on stderr, and returns du's exit status.
-func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Writer) int {
+func Run(ctx context.Context, o Options, args []string, stdout, stderr io.Writer) int {
 	if o.Prog == "" {
 		o.Prog = "godu"
 	}
 	status := 0
-	var invalid map[int]string // --files0-from: messages for bad names, by position
+	var src operands
 	if o.Files0From != "" {
-		var ok bool
-		var readErr bool
-		operands, invalid, readErr, ok = o.readFiles0(stderr)
+		f0, f, ok := o.openFiles0(stderr)
 		if !ok {
 			return 1
 		}
-		if readErr {
-			status = 1
+		if f != nil {
+			defer f.Close()
 		}
-	} else if len(operands) == 0 {
-		operands = []string{"."}
+		src = f0
+	} else {
+		src = argOperands(args)
 	}
 	if o.Block.Size == 0 {
 		o.Block = DefaultBlockSize()
@@ -108,7 +108,8 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 	out := bufio.NewWriterSize(pw, 64<<10)
 	var export *ncduSink
 	if o.NcduExport != "" {
-		if len(operands) != 1 {
+		ops := readAll(src)
+		if len(*ops) != 1 {
 			fmt.Fprintf(stderr, "%s: --ncdu-export takes one operand\n", o.Prog)
 			return 1
 		}
@@ -116,9 +117,10 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 		if o.Deref != DerefNone {
 			stat = os.Stat
 		}
-		if fi, err := stat(operands[0]); err == nil && !fi.IsDir() {
+		src = ops
+		if fi, err := stat((*ops)[0].op); err == nil && !fi.IsDir() {
 			// ncdu's format holds a directory at the top.
-			fmt.Fprintf(stderr, "%s: cannot export %s: %s\n", o.Prog, Quote(operands[0]), ErrorText(syscall.ENOTDIR))
+			fmt.Fprintf(stderr, "%s: cannot export %s: %s\n", o.Prog, Quote((*ops)[0].op), ErrorText(syscall.ENOTDIR))
 			return 1
 		}
 		if o.NcduExport != "-" {
@@ -147,6 +149,9 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 	if o.JSON {
 		sink = newJSONSink(&o, out)
 	}
+	// --files0-from's later names are not known yet: any may be a file
+	// counted under an earlier one.
+	checkFiles := o.Files0From != "" || laterFileOperand(args, o.Deref != DerefNone)
 	wo := walk.Options{
 		FollowAll:      o.Deref == DerefAll,
 		Time:           o.Time,
@@ -155,8 +160,8 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 		CountLinks:     o.CountLinks,
 		SeparateDirs:   o.SeparateDirs,
 		OneFileSystem:  o.OneFileSystem,
-		HashAll:        len(operands) > 1 || o.Files0From != "",
-		CheckFiles:     laterFileOperand(operands, o.Deref != DerefNone),
+		HashAll:        len(args) > 1 || o.Files0From != "",
+		CheckFiles:     checkFiles,
 		ListFiles:      o.All,
 		MaxDepth:       o.MaxDepth,
 		FollowOperands: o.Deref != DerefNone,
@@ -213,11 +218,12 @@ func Run(ctx context.Context, o Options, operands []string, stdout, stderr io.Wr
 		pw.p = prog
 	}
 	var total walk.Totals
-	for i, op := range operands {
-		if msg, bad := invalid[i]; bad || op == "" {
-			if !bad {
-				msg = "invalid zero-length file name"
-			}
+	for {
+		op, msg, ok := src.next()
+		if !ok {
+			break
+		}
+		if msg != "" {
 			fl.flush()
 			prog.clear()
 			fmt.Fprintf(stderr, "%s: %s\n", o.Prog, msg)

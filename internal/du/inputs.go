@@ -1,10 +1,11 @@
 package du
 
-// The files options name: --files0-from's operands, read when the walk
-// starts, and --exclude-from's patterns, read at the option's place.
+// The files options name: --files0-from's operands, read one at a time
+// as the walk goes, and --exclude-from's patterns, read at the option's
+// place.
 
 import (
-	"bytes"
+	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -19,42 +20,108 @@ func (o *Options) stdin() io.Reader {
 	return o.Stdin
 }
 
-// readFiles0 reads the operands of --files0-from, and the messages for
-// those that are invalid, by position. ok is false after a fatal error,
-// which it reports.
-func (o *Options) readFiles0(stderr io.Writer) (ops []string, invalid map[int]string, readErr, ok bool) {
+// operands yields Run's operands in order, each with the message du
+// gives instead of walking it (msg, status 1) when it is invalid.
+type operands interface {
+	next() (op, msg string, ok bool)
+}
+
+// operandList is operands read before the walk: the command line's, or
+// --files0-from's for the export, which takes one.
+type operandList []operand
+
+type operand struct{ op, msg string }
+
+func (l *operandList) next() (string, string, bool) {
+	if len(*l) == 0 {
+		return "", "", false
+	}
+	o := (*l)[0]
+	*l = (*l)[1:]
+	return o.op, o.msg, true
+}
+
+// argOperands is the command line's operands: "." when there are none.
+func argOperands(args []string) *operandList {
+	if len(args) == 0 {
+		args = []string{"."}
+	}
+	l := make(operandList, len(args))
+	for i, a := range args {
+		l[i].op = a
+		if a == "" {
+			l[i].msg = "invalid zero-length file name"
+		}
+	}
+	return &l
+}
+
+// readAll reads every operand of src.
+func readAll(src operands) *operandList {
+	var l operandList
+	for {
+		op, msg, ok := src.next()
+		if !ok {
+			return &l
+		}
+		l = append(l, operand{op, msg})
+	}
+}
+
+// files0 reads --files0-from's names one at a time, as du does: a name is
+// walked and its line printed before the next is read, so a producer
+// waiting for the answer to each name (a pipe, a terminal) gets it.
+type files0 struct {
+	o    *Options
+	r    *bufio.Reader
+	n    int // names read
+	done bool
+}
+
+// openFiles0 opens --files0-from's input; ok is false after a fatal error,
+// which it reports. The caller closes f, if not nil.
+func (o *Options) openFiles0(stderr io.Writer) (src *files0, f *os.File, ok bool) {
 	in := o.stdin()
 	if o.Files0From != "-" {
-		f, err := os.Open(o.Files0From)
+		var err error
+		f, err = os.Open(o.Files0From)
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: cannot open %s for reading: %s\n", o.Prog, Quote(o.Files0From), ErrorText(err))
-			return nil, nil, false, false
+			return nil, nil, false
 		}
-		defer f.Close()
 		in = f
 	}
-	// A read error ends the list: the names read whole before it are
-	// summed (and the total printed), and du exits 1.
-	data, err := io.ReadAll(in)
-	if err != nil {
-		fmt.Fprintf(stderr, "%s: %s: read error: %s\n", o.Prog, QuoteFileName(o.Files0From), ErrorText(err))
-		readErr = true
-		data = data[:bytes.LastIndexByte(data, 0)+1]
+	return &files0{o: o, r: bufio.NewReader(in)}, f, true
+}
+
+// next returns the next name, or the message for an invalid one. A read
+// error ends the list with its message: the names read whole before it
+// are walked, a name cut by it is not.
+func (s *files0) next() (string, string, bool) {
+	if s.done {
+		return "", "", false
 	}
-	ops = strings.Split(string(data), "\x00")
-	if ops[len(ops)-1] == "" {
-		ops = ops[:len(ops)-1]
+	name, err := s.r.ReadString(0)
+	switch {
+	case err == io.EOF && name == "":
+		s.done = true
+		return "", "", false
+	case err == io.EOF: // the last name needs no NUL after it
+		s.done = true
+	case err != nil:
+		s.done = true
+		return "", fmt.Sprintf("%s: read error: %s", QuoteFileName(s.o.Files0From), ErrorText(err)), true
+	default:
+		name = name[:len(name)-1]
 	}
-	invalid = map[int]string{}
-	for i, n := range ops {
-		switch {
-		case n == "":
-			invalid[i] = fmt.Sprintf("%s:%d: invalid zero-length file name", QuoteFileName(o.Files0From), i+1)
-		case o.Files0From == "-" && n == "-":
-			invalid[i] = "when reading file names from stdin, no file name of " + Quote(n) + " allowed"
-		}
+	s.n++
+	switch {
+	case name == "":
+		return "", fmt.Sprintf("%s:%d: invalid zero-length file name", QuoteFileName(s.o.Files0From), s.n), true
+	case s.o.Files0From == "-" && name == "-":
+		return "", "when reading file names from stdin, no file name of " + Quote(name) + " allowed", true
 	}
-	return ops, invalid, readErr, true
+	return name, "", true
 }
 
 // ExcludeFrom adds to o.Exclude the patterns of file (o.Stdin for "-"),
