@@ -103,3 +103,40 @@ func files0Dialogue(t *testing.T, root, prog string, names []string) string {
 	b.WriteString("exit " + string(rune('0'+code)) + "\n")
 	return b.String()
 }
+
+// TestFiles0FromWaitsQuietly: while godu waits for --files0-from's next
+// name (a person typing at a terminal, a slow producer), the walk is not
+// running and there is nothing to report: the progress line is erased
+// and not drawn again until the next name comes.
+func TestFiles0FromWaitsQuietly(t *testing.T) {
+	root := richTree(t)
+	cmd := exec.Command(godu, "--progress", "--files0-from=-", "-s")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "LC_ALL=C", "GORACE=atexit_sleep_ms=0", "GODU_PROGRESS_AFTER=0", "GODU_PROGRESS_EVERY=2ms")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	in.Write([]byte("t/files\x00"))
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasSuffix(line, "\tt/files\n") {
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	time.Sleep(300 * time.Millisecond) // 150 redraws, were they drawn
+	in.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(stderr.String(), "entries,"); n > 20 {
+		t.Errorf("%d progress lines drawn, most while waiting for input: %q", n, stderr.String())
+	}
+}

@@ -218,8 +218,16 @@ func Run(ctx context.Context, o Options, args []string, stdout, stderr io.Writer
 		pw.p = prog
 	}
 	var total walk.Totals
+	_, waits := src.(*files0) // the next name may be a while coming
 	for {
+		if waits { // no progress line while the walk waits for input
+			fl.flush()
+			prog.clear()
+		}
 		op, msg, ok := src.next()
+		if waits {
+			prog.release()
+		}
 		if !ok {
 			break
 		}
