@@ -41,7 +41,7 @@ func traceCalls(t *testing.T, dir string, onTerminal bool, argv ...string) []cal
 	}
 	// One trace file per thread (-ff): no call is split across lines.
 	trace := filepath.Join(t.TempDir(), "t")
-	line := append([]string{"strace", "-ff", "-ttt", "-qq", "-s", "100000", "-e", "trace=write,statx", "-e", "signal=none", "-o", trace, godu}, argv...)
+	line := append([]string{"strace", "--seccomp-bpf", "-ff", "-ttt", "-qq", "-s", "100000", "-e", "trace=write,statx", "-e", "signal=none", "-o", trace, godu}, argv...)
 	cmd := exec.Command("timeout", append([]string{"60"}, line...)...)
 	if onTerminal {
 		if _, err := exec.LookPath("script"); err != nil {
