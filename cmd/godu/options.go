@@ -64,7 +64,7 @@ func optionTable() []option {
 			return nil
 		}},
 		{long: "files0-from", argName: "F", arg: requiredArgument, usage: "summarize device usage of the NUL-terminated file names specified in file F; if F is -, then read names from standard input", apply: func(s *settings, ev event) error {
-			s.o.Files0From = ev.arg
+			s.o.Files0From, s.o.Files0 = ev.arg, true
 			return nil
 		}},
 		{long: "human-readable", short: 'h', usage: "print sizes in human readable format (e.g., 1K 234M 2G)", apply: set(func(s *settings) { s.o.Block, _ = du.ParseBlockSize("human-readable") })},
@@ -182,7 +182,7 @@ func (s *settings) toOptions(prog string, operands []string, stderr io.Writer) e
 		}
 		s.o.TimeFormat = f
 	}
-	if s.o.Files0From != "" && len(operands) > 0 {
+	if s.o.Files0 && len(operands) > 0 {
 		return usageErr("extra operand " + du.QuoteWord(operands[0]) + "\nfile operands cannot be combined with --files0-from")
 	}
 	// godu's own outputs: each replaces du's lines, so one at a time.

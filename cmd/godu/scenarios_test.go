@@ -132,6 +132,8 @@ func TestFiles0From(t *testing.T) {
 	for _, args := range [][]string{
 		{"--files0-from=list", "-s"}, {"--files0-from=list", "-c"}, {"--files0-from=list", "t"},
 		{"--files0-from=missing"}, {"--files0-from=/dev/null"},
+		// An empty F is a file name like another (du cannot open it).
+		{"--files0-from="}, {"--files0-from", "", "-s"}, {"--files0-", "", "t"},
 	} {
 		compare(t, root, args, nil)
 	}

@@ -53,8 +53,10 @@ type Options struct {
 	TimeFormat string
 	Exclude    Excluder // --exclude, -X
 	// Files0From names a file of NUL-separated operands (--files0-from),
-	// "-" for standard input.
+	// "-" for standard input, when Files0 is set (an empty name is a
+	// name, which du fails to open).
 	Files0From string
+	Files0     bool
 	// Stdin is what "-" names to --files0-from and --exclude-from (nil:
 	// os.Stdin).
 	Stdin io.Reader
@@ -81,7 +83,7 @@ func Run(ctx context.Context, o Options, args []string, stdout, stderr io.Writer
 	}
 	status := 0
 	var src operands
-	if o.Files0From != "" {
+	if o.Files0 {
 		f0, f, ok := o.openFiles0(stderr)
 		if !ok {
 			return 1
@@ -151,7 +153,7 @@ func Run(ctx context.Context, o Options, args []string, stdout, stderr io.Writer
 	}
 	// --files0-from's later names are not known yet: any may be a file
 	// counted under an earlier one.
-	checkFiles := o.Files0From != "" || laterFileOperand(args, o.Deref != DerefNone)
+	checkFiles := o.Files0 || laterFileOperand(args, o.Deref != DerefNone)
 	wo := walk.Options{
 		FollowAll:      o.Deref == DerefAll,
 		Time:           o.Time,
@@ -160,7 +162,7 @@ func Run(ctx context.Context, o Options, args []string, stdout, stderr io.Writer
 		CountLinks:     o.CountLinks,
 		SeparateDirs:   o.SeparateDirs,
 		OneFileSystem:  o.OneFileSystem,
-		HashAll:        len(args) > 1 || o.Files0From != "",
+		HashAll:        len(args) > 1 || o.Files0,
 		CheckFiles:     checkFiles,
 		ListFiles:      o.All,
 		MaxDepth:       o.MaxDepth,
