@@ -151,6 +151,13 @@ func Run(ctx context.Context, o Options, args []string, stdout, stderr io.Writer
 	if o.JSON {
 		sink = newJSONSink(&o, out)
 	}
+	// du sums each level's latest time from zeroed memory (1970-01-01)
+	// for the levels of the first entry it counts, and from "no time"
+	// once it descends again; its total starts at 1970 too. So the
+	// directories of the first operand with an entry counted below them
+	// show 1970 at the least (du: those above its first entry), and an
+	// empty directory or a later operand its own time.
+	floorTime := true
 	// --files0-from's later names are not known yet: any may be a file
 	// counted under an earlier one.
 	checkFiles := o.Files0 || laterFileOperand(args, o.Deref != DerefNone)
@@ -179,6 +186,9 @@ func Run(ctx context.Context, o Options, args []string, stdout, stderr io.Writer
 			t := n.Totals
 			if o.SeparateDirs {
 				t = n.Own
+			}
+			if floorTime && n.IsDir && n.Totals.Inodes > 1 {
+				t.Time = max(t.Time, 0)
 			}
 			v := o.value(t)
 			if o.Threshold >= 0 && v < uint64(o.Threshold) || o.Threshold < 0 && v > uint64(-o.Threshold) {
@@ -219,7 +229,7 @@ func Run(ctx context.Context, o Options, args []string, stdout, stderr io.Writer
 		prog = startProgress(stderr, width, w)
 		pw.p = prog
 	}
-	var total walk.Totals
+	var total walk.Totals     // Time 0: du's total
 	_, waits := src.(*files0) // the next name may be a while coming
 	for {
 		if waits { // no progress line while the walk waits for input
@@ -252,6 +262,7 @@ func Run(ctx context.Context, o Options, args []string, stdout, stderr io.Writer
 		if root == nil {
 			continue
 		}
+		floorTime = false
 		total.Add(root.Totals)
 		fl.flush()
 	}

@@ -469,13 +469,17 @@ func (e *emitter) advance() {
 				e.sc.w.fail(late[i].Op, late[i].Path, late[i].Err)
 			}
 			n := f.d.node
-			n.Totals.Add(st.extra)
-			n.Own.Add(st.extraOwn)
+			if st.extra.Inodes > 0 { // (zero Totals hold time 0, not NoTime)
+				n.Totals.Add(st.extra)
+			}
+			if st.extraOwn.Inodes > 0 {
+				n.Own.Add(st.extraOwn)
+			}
 			if e.sc.reported(f.d.depth) {
 				opts.Stream(e.dirPath(f), n)
 			}
 			e.stack = e.stack[:len(e.stack)-1]
-			if len(e.stack) > 0 {
+			if len(e.stack) > 0 && st.extra.Inodes > 0 {
 				e.stack[len(e.stack)-1].d.st.extra.Add(st.extra)
 			}
 			st.subdirs, st.links, st.deep = nil, nil, nil
