@@ -41,6 +41,20 @@ type softError struct{ msg string }
 
 func (e *softError) Error() string { return e.msg }
 
+// recordingWriter keeps the first error of the writes through it.
+type recordingWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (r *recordingWriter) Write(p []byte) (int, error) {
+	n, err := r.w.Write(p)
+	if err != nil && r.err == nil {
+		r.err = err
+	}
+	return n, err
+}
+
 // stderrFd is the descriptor whose terminal decides the progress line.
 var stderrFd = 2
 
@@ -68,7 +82,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	s, operands, err := parse(prog, args, stdout, stderr)
+	out := &recordingWriter{w: stdout}
+	s, operands, err := parse(prog, args, out, stderr)
 	if err != nil {
 		e := err.(*exitError)
 		if e.msg != "" {
@@ -76,6 +91,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		if e.try {
 			fmt.Fprintf(stderr, "Try '%s --help' for more information.\n", prog)
+		}
+		if e.status == 0 && out.err != nil { // --help, --version: du checks the close of its output
+			fmt.Fprintf(stderr, "%s: write error: %s\n", prog, du.ErrorText(out.err))
+			return 1
 		}
 		return e.status
 	}

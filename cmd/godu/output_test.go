@@ -69,12 +69,24 @@ func TestOutputFailure(t *testing.T) {
 			continue // a usage error, which writes nothing
 		}
 		args = append(args, [][]string{{"d"}, {"d", "f"}, {"."}, {"f", "missing"}}[rng.Intn(4)]...)
-		for _, s := range outputSinks {
-			want := runSink(t, root, s, "du", args)
-			got := runSink(t, root, s, godu, args)
-			if got != want {
-				t.Errorf("%s, %q:\ngodu %q, status %d\ndu   %q, status %d", s.name, args, got.Stderr, got.Code, want.Stderr, want.Code)
-			}
+		compareSinks(t, root, args)
+	}
+	// --help and --version print too: their texts differ from du's, but
+	// a failed write fails as du's does.
+	for _, args := range [][]string{{"--version"}, {"--help"}, {"-s", "--version", "d"}} {
+		compareSinks(t, root, args)
+	}
+}
+
+// compareSinks runs du and godu with args, standard output on each of
+// outputSinks, and compares their messages and exit status.
+func compareSinks(t *testing.T, root string, args []string) {
+	t.Helper()
+	for _, s := range outputSinks {
+		want := runSink(t, root, s, "du", args)
+		got := runSink(t, root, s, godu, args)
+		if got != want {
+			t.Errorf("%s, %q:\ngodu %q, status %d\ndu   %q, status %d", s.name, args, got.Stderr, got.Code, want.Stderr, want.Code)
 		}
 	}
 }
