@@ -129,11 +129,15 @@ func TestSymlinkChainsAndSlashes(t *testing.T) {
 func TestFiles0From(t *testing.T) {
 	root := richTree(t)
 	os.WriteFile(filepath.Join(root, "list"), []byte("t/files\x00t/nested\x00\x00t/files\x00u\x00"), 0o644)
+	os.WriteFile(filepath.Join(root, "x:y"), []byte("t/files\x00\x00"), 0o644)
+	os.Mkdir(filepath.Join(root, "d:"), 0o755)
 	for _, args := range [][]string{
 		{"--files0-from=list", "-s"}, {"--files0-from=list", "-c"}, {"--files0-from=list", "t"},
 		{"--files0-from=missing"}, {"--files0-from=/dev/null"},
 		// An empty F is a file name like another (du cannot open it).
 		{"--files0-from="}, {"--files0-from", "", "-s"}, {"--files0-", "", "t"},
+		// du's quotef quotes a ':' in these messages' names.
+		{"--files0-from=x:y"}, {"-X", "a:b", "t"}, {"--files0-from=d:"},
 	} {
 		compare(t, root, args, nil)
 	}

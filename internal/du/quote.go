@@ -14,8 +14,8 @@ import (
 // Quote quotes a file name as du's quoteaf: always quoted.
 func Quote(s string) string { return quoteStyled(s, shellEscapeAlways) }
 
-// QuoteFileName quotes a file name only where the shell would need it
-// (du's quotef).
+// QuoteFileName quotes a file name only where the shell would need it, or
+// where it holds a ':' (du's quotef, for names before a ':' in messages).
 func QuoteFileName(s string) string { return quoteStyled(s, shellEscape) }
 
 // QuoteWord quotes an argument as du's quote(): typographic quotes in a
@@ -133,6 +133,8 @@ func quotePass(s string, style quoteStyle, utf8ok bool, again *quoter) (out stri
 				break
 			}
 			store(string(c))
+		case c == ':' && q.elide: // quotef is gnulib's colon style
+			return "", false
 		case c == '?':
 			if q.elide {
 				return "", false
