@@ -448,3 +448,16 @@ func peakRSS(t *testing.T, dir string, argv ...string) ([]byte, int64) {
 	rss, _ := strconv.ParseInt(m[1], 10, 64)
 	return out, rss
 }
+
+// TestExcludeEmptySuffix: du matches a pattern against a path and against
+// what follows each '/' in it, the empty rest after a trailing '/'
+// included, so an empty pattern excludes an operand given as "t/".
+func TestExcludeEmptySuffix(t *testing.T) {
+	root := richTree(t)
+	for _, args := range [][]string{
+		{"--exclude=", "t/"}, {"--exclude=", "./"}, {"--exclude=", "t//"}, {"--exclude=", "t/nested"},
+		{"--exclude=", "-a", "t/", "u"}, {"--exclude=*", "t/"}, {"--exclude=", "-c", "t/nested/", "u"},
+	} {
+		compare(t, root, args, nil)
+	}
+}

@@ -28,7 +28,7 @@ func (x *Excluder) Match(path string) bool {
 			return true
 		}
 		for i := 0; i < len(path); i++ {
-			if path[i] == '/' && i+1 < len(path) && path[i+1] != '/' && fnmatch(p, path[i+1:], wide) {
+			if path[i] == '/' && (i+1 == len(path) || path[i+1] != '/') && fnmatch(p, path[i+1:], wide) {
 				return true
 			}
 		}
