@@ -461,3 +461,36 @@ func TestExcludeEmptySuffix(t *testing.T) {
 		compare(t, root, args, nil)
 	}
 }
+
+// TestExcludeFromSparse: -X reads its file a line at a time in bounded
+// memory, a hole read as the NULs it holds (a NUL ends a pattern, and no
+// line ends in a hole). Patterns around a 100 MiB hole match as du's; a
+// 1 TiB file of nothing is read at once, where godu allocated its size
+// and died (fatal error: out of memory).
+func TestExcludeFromSparse(t *testing.T) {
+	root := richTree(t)
+	write := func(name string, size int64, parts map[int64]string) {
+		f, err := os.Create(filepath.Join(root, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := f.Truncate(size); err != nil {
+			t.Skip("no sparse files here:", err)
+		}
+		for off, s := range parts {
+			f.WriteAt([]byte(s), off)
+		}
+	}
+	write("holes", 100<<20, map[int64]string{0: "nested\nfi", 50 << 20: "x\nnames  \n", 100<<20 - 7: "\nempty\n"})
+	write("huge", 1<<40, map[int64]string{1<<40 - 6: "\nlinks"})
+	for _, args := range [][]string{{"-X", "holes", "t/nested", "t/names", "t/empty", "t/files"}, {"-X", "holes", "-a", "t/names", "t/nested"}} {
+		compare(t, root, args, nil)
+	}
+	cmd := exec.Command("timeout", "20", "sh", "-c", `ulimit -v 4000000; exec "$@"`, "sh", godu, "-X", "huge", "-a", "t/links", "t/empty")
+	cmd.Dir = root
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.Contains(string(out), "t/links") || !strings.Contains(string(out), "t/empty") {
+		t.Errorf("-X of a 1 TiB sparse file ending in a pattern: %v\n%s", err, out)
+	}
+}

@@ -6,10 +6,12 @@ package du
 
 import (
 	"bufio"
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
+	"syscall"
 )
 
 // stdin is where "-" reads.
@@ -126,25 +128,107 @@ func (s *files0) next() (string, string, bool) {
 
 // ExcludeFrom adds to o.Exclude the patterns of file (o.Stdin for "-"),
 // one a line, as du reads -X: trailing white space is dropped from each
-// line, lines left empty are skipped, and a pattern ends at a NUL. The caller reads it at the
-// option's place on the command line, as du does.
+// line, lines left empty are skipped, and a pattern ends at a NUL. The
+// caller reads it at the option's place on the command line, as du does.
+// It reads a line at a time and keeps no more of one than its pattern, so
+// memory stays bounded whatever the file (du holds it whole), and skips
+// a file's holes: the NULs they hold end a pattern, and no line ends there.
 func (o *Options) ExcludeFrom(file string) error {
-	var data []byte
-	var err error
-	if file == "-" {
-		data, err = io.ReadAll(o.stdin())
-	} else {
-		data, err = os.ReadFile(file)
+	in := o.stdin()
+	if file != "-" {
+		f, err := os.Open(file)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in = &holeSkipper{f: f}
 	}
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimRightFunc(line, func(r rune) bool { return r < 0x80 && isCSpace(byte(r)) })
-		if line != "" {
-			// du's patterns are C strings: one ends at a NUL.
-			if i := strings.IndexByte(line, 0); i >= 0 {
-				line = line[:i]
+	r := bufio.NewReaderSize(in, 64<<10)
+	var pat []byte
+	nul, blank := false, true // a NUL met on this line; only white space so far
+	for {
+		chunk, err := r.ReadSlice('\n')
+		end := len(chunk) > 0 && chunk[len(chunk)-1] == '\n'
+		if end {
+			chunk = chunk[:len(chunk)-1]
+		}
+		if !nul {
+			if i := bytes.IndexByte(chunk, 0); i >= 0 {
+				pat, nul, blank = append(pat, chunk[:i]...), true, false
+			} else {
+				pat = append(pat, chunk...)
 			}
-			o.Exclude.Add(line)
+		}
+		if blank && len(bytes.TrimRightFunc(chunk, func(r rune) bool { return r < 0x80 && isCSpace(byte(r)) })) > 0 {
+			blank = false
+		}
+		if end || err != nil && err != bufio.ErrBufferFull {
+			if !blank {
+				if !nul { // trailing white space goes; after a NUL it is not the pattern's
+					pat = bytes.TrimRightFunc(pat, func(r rune) bool { return r < 0x80 && isCSpace(byte(r)) })
+				}
+				o.Exclude.Add(string(pat))
+			}
+			pat, nul, blank = pat[:0], false, true
+		}
+		if err != nil && err != bufio.ErrBufferFull {
+			if err == io.EOF {
+				return nil
+			}
+			return err
 		}
 	}
-	return err
+}
+
+// holeSkipper reads a file, each hole as one NUL (lseek SEEK_DATA and
+// SEEK_HOLE, where the system has them).
+type holeSkipper struct {
+	f     *os.File
+	off   int64
+	plain bool // no hole finding: plain reads
+}
+
+const (
+	seekData = 3 // SEEK_DATA and SEEK_HOLE on Linux, the BSDs and macOS
+	seekHole = 4
+)
+
+func (h *holeSkipper) Read(p []byte) (int, error) {
+	if h.plain || len(p) == 0 {
+		return h.f.Read(p)
+	}
+	data, err := h.f.Seek(h.off, seekData)
+	if err != nil {
+		if errors.Is(err, syscall.ENXIO) { // a hole to the end, or the end
+			end, err := h.f.Seek(0, io.SeekEnd)
+			if err == nil && end > h.off {
+				h.off = end
+				p[0] = 0
+				return 1, nil
+			}
+			return 0, io.EOF
+		}
+		h.plain = true // not supported here (a pipe, say): plain reads on
+		if h.off > 0 { // (ReadAt left the file's offset at 0)
+			if _, err := h.f.Seek(h.off, io.SeekStart); err != nil {
+				return 0, err
+			}
+		}
+		return h.f.Read(p)
+	}
+	if data > h.off { // in a hole
+		h.off = data
+		p[0] = 0
+		return 1, nil
+	}
+	hole, err := h.f.Seek(h.off, seekHole)
+	if err != nil || hole <= h.off {
+		hole = h.off + int64(len(p))
+	}
+	n, err := h.f.ReadAt(p[:min(int64(len(p)), hole-h.off)], h.off)
+	h.off += int64(n)
+	if err == io.EOF && n > 0 {
+		err = nil
+	}
+	return n, err
 }
