@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"regexp"
 	"runtime/debug"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -492,5 +493,39 @@ func TestExcludeFromSparse(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err != nil || strings.Contains(string(out), "t/links") || !strings.Contains(string(out), "t/empty") {
 		t.Errorf("-X of a 1 TiB sparse file ending in a pattern: %v\n%s", err, out)
+	}
+}
+
+// TestExcludeGlibcCharacters: in a UTF-8 locale glibc's fnmatch reads
+// characters as glibc decodes them: code points past U+10FFFF in four,
+// five and six bytes are characters (one '?' matches each), overlong
+// forms and surrogates are not (their bytes match one by one).
+func TestExcludeGlibcCharacters(t *testing.T) {
+	needDu(t)
+	root := t.TempDir()
+	names := []string{"\xf4\x90\x80\x80", "\xf7\xbf\xbf\xbf", "\xf8\x88\x80\x80\x80", "\xfc\x84\x80\x80\x80\x80",
+		"\xfd\xbf\xbf\xbf\xbf\xbf", "\xc0\x80", "\xe0\x80\x80", "\xf0\x80\x80\x80", "\xf8\x80\x80\x80\x80",
+		"\xed\xa0\x80", "\xef\xbf\xbe", "\xf4\x8f\xbf\xbf", "\xfe", "a\xf8\x88\x80\x80\x80b"}
+	os.Mkdir(filepath.Join(root, "dir"), 0o755)
+	for _, n := range names {
+		os.WriteFile(filepath.Join(root, "dir", n), []byte("x"), 0o644)
+	}
+	for _, pat := range []string{"?", "??", "a?b", "[!x]", "*\xf8*"} {
+		var outs [2]string
+		for i, prog := range []string{"du", godu} {
+			cmd := exec.Command(prog, "-a", "--exclude="+pat, "dir")
+			cmd.Dir = root
+			cmd.Env = append(os.Environ(), "LC_ALL=C.UTF-8")
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("%s: %v: %s", prog, err, out)
+			}
+			lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+			sort.Strings(lines)
+			outs[i] = strings.Join(lines, "\n")
+		}
+		if outs[0] != outs[1] {
+			t.Errorf("--exclude=%q in C.UTF-8:\ngodu %q\ndu   %q", pat, outs[1], outs[0])
+		}
 	}
 }

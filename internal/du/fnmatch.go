@@ -3,7 +3,6 @@ package du
 import (
 	"os"
 	"unicode"
-	"unicode/utf8"
 )
 
 // Excluder matches paths against --exclude and -X patterns as du does:
@@ -41,10 +40,60 @@ func (x *Excluder) Match(path string) bool {
 // bytes when they are not or when characters do not match; in the C
 // locale, bytes.
 func fnmatch(pattern, name string, wide bool) bool {
-	if wide && utf8.ValidString(pattern) && utf8.ValidString(name) && matchUnits([]rune(pattern), []rune(name), true) {
-		return true
+	if wide {
+		p, okp := glibcRunes(pattern)
+		n, okn := glibcRunes(name)
+		if okp && okn && matchUnits(p, n, true) {
+			return true
+		}
 	}
 	return matchUnits(byteUnits(pattern), byteUnits(name), false)
+}
+
+// glibcRunes decodes s as glibc's UTF-8 does: sequences of up to six
+// bytes for code points up to 0x7FFFFFFF, past U+10FFFF too; overlong
+// forms and surrogates are invalid (ok false).
+func glibcRunes(s string) (r []rune, ok bool) {
+	r = make([]rune, 0, len(s))
+	for i := 0; i < len(s); {
+		c := s[i]
+		var n int
+		var min, cp rune
+		switch {
+		case c < 0x80:
+			r = append(r, rune(c))
+			i++
+			continue
+		case c >= 0xc2 && c <= 0xdf:
+			n, min, cp = 2, 0x80, rune(c&0x1f)
+		case c >= 0xe0 && c <= 0xef:
+			n, min, cp = 3, 0x800, rune(c&0x0f)
+		case c >= 0xf0 && c <= 0xf7:
+			n, min, cp = 4, 0x10000, rune(c&0x07)
+		case c >= 0xf8 && c <= 0xfb:
+			n, min, cp = 5, 0x200000, rune(c&0x03)
+		case c >= 0xfc && c <= 0xfd:
+			n, min, cp = 6, 0x4000000, rune(c&0x01)
+		default:
+			return nil, false
+		}
+		if i+n > len(s) {
+			return nil, false
+		}
+		for k := 1; k < n; k++ {
+			b := s[i+k]
+			if b&0xc0 != 0x80 {
+				return nil, false
+			}
+			cp = cp<<6 | rune(b&0x3f)
+		}
+		if cp < min || cp >= 0xd800 && cp <= 0xdfff {
+			return nil, false
+		}
+		r = append(r, cp)
+		i += n
+	}
+	return r, true
 }
 
 func byteUnits(s string) []rune {
