@@ -34,6 +34,8 @@ func TestTimesBefore1970(t *testing.T) {
 		{"--time", "-s", "e"}, {"--time", "-c", "d", "e"}, {"--time", "-c", "d", "c", "g"},
 		{"--time", "-a", "g", "c"}, {"--time", "--time-style=+%s", "-d", "1", "g"},
 		{"--time", "-c", "--exclude=d", "d", "e"},
+		// -L counts every file at its first path (the ordered walk).
+		{"--time", "-L", "d", "e"}, {"--time", "-L", "-a", "c", "g"}, {"--time", "-sL", "d", "g"},
 	} {
 		compare(t, root, args, nil)
 	}

@@ -469,18 +469,14 @@ func (e *emitter) advance() {
 				e.sc.w.fail(late[i].Op, late[i].Path, late[i].Err)
 			}
 			n := f.d.node
-			if st.extra.Inodes > 0 { // (zero Totals hold time 0, not NoTime)
-				n.Totals.Add(st.extra)
-			}
-			if st.extraOwn.Inodes > 0 {
-				n.Own.Add(st.extraOwn)
-			}
+			n.Totals.addSum(st.extra)
+			n.Own.addSum(st.extraOwn)
 			if e.sc.reported(f.d.depth) {
 				opts.Stream(e.dirPath(f), n)
 			}
 			e.stack = e.stack[:len(e.stack)-1]
-			if len(e.stack) > 0 && st.extra.Inodes > 0 {
-				e.stack[len(e.stack)-1].d.st.extra.Add(st.extra)
+			if len(e.stack) > 0 {
+				e.stack[len(e.stack)-1].d.st.extra.addSum(st.extra)
 			}
 			st.subdirs, st.links, st.deep = nil, nil, nil
 		}
@@ -496,9 +492,9 @@ func (e *emitter) charge(st *streamDir, l *link, direct bool) bool {
 		w.after.links.Add(1)
 		return false
 	}
-	st.extra.Add(l.t)
+	st.extra.addSum(l.t)
 	if direct {
-		st.extraOwn.Add(l.t)
+		st.extraOwn.addSum(l.t)
 	}
 	w.after.files.Add(1)
 	w.after.blocks.Add(l.t.Blocks)

@@ -23,6 +23,18 @@ type Totals struct {
 // NoTime.)
 const NoTime = math.MinInt64
 
+// addSum adds u to t, a sum that starts as the zero Totals: an empty sum
+// holds no time (its Time 0 is not 1970).
+func (t *Totals) addSum(u Totals) {
+	if u.Inodes == 0 {
+		return
+	}
+	if t.Inodes == 0 {
+		t.Time = NoTime
+	}
+	t.Add(u)
+}
+
 // Add adds u to t: sums, and the later time.
 func (t *Totals) Add(u Totals) {
 	t.Blocks += u.Blocks
