@@ -36,7 +36,8 @@ func (x *Excluder) Match(path string) bool {
 }
 
 // fnmatch is glibc's fnmatch(3) with flags 0. In a UTF-8 locale it
-// matches characters when pattern and name are both valid UTF-8, and
+// matches characters when pattern and name are both valid UTF-8 as glibc
+// decodes it (glibcRunes), and
 // bytes when they are not or when characters do not match; in the C
 // locale, bytes.
 func fnmatch(pattern, name string, wide bool) bool {
@@ -58,22 +59,22 @@ func glibcRunes(s string) (r []rune, ok bool) {
 	for i := 0; i < len(s); {
 		c := s[i]
 		var n int
-		var min, cp rune
+		var least, cp rune
 		switch {
 		case c < 0x80:
 			r = append(r, rune(c))
 			i++
 			continue
 		case c >= 0xc2 && c <= 0xdf:
-			n, min, cp = 2, 0x80, rune(c&0x1f)
+			n, least, cp = 2, 0x80, rune(c&0x1f)
 		case c >= 0xe0 && c <= 0xef:
-			n, min, cp = 3, 0x800, rune(c&0x0f)
+			n, least, cp = 3, 0x800, rune(c&0x0f)
 		case c >= 0xf0 && c <= 0xf7:
-			n, min, cp = 4, 0x10000, rune(c&0x07)
+			n, least, cp = 4, 0x10000, rune(c&0x07)
 		case c >= 0xf8 && c <= 0xfb:
-			n, min, cp = 5, 0x200000, rune(c&0x03)
+			n, least, cp = 5, 0x200000, rune(c&0x03)
 		case c >= 0xfc && c <= 0xfd:
-			n, min, cp = 6, 0x4000000, rune(c&0x01)
+			n, least, cp = 6, 0x4000000, rune(c&0x01)
 		default:
 			return nil, false
 		}
@@ -87,7 +88,7 @@ func glibcRunes(s string) (r []rune, ok bool) {
 			}
 			cp = cp<<6 | rune(b&0x3f)
 		}
-		if cp < min || cp >= 0xd800 && cp <= 0xdfff {
+		if cp < least || cp >= 0xd800 && cp <= 0xdfff {
 			return nil, false
 		}
 		r = append(r, cp)
