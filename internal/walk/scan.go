@@ -26,7 +26,8 @@ type scan struct {
 	links  linkTable // hard-linked files met in this walk
 
 	stackMu sync.Mutex
-	stack   []*dir // subdirectories found and not yet taken by a worker
+	stack   []*dir    // subdirectories found and not yet taken by a worker
+	keys    []heapKey // with heap: stack[i]'s key (order.go)
 
 	// linksNow: only the operand is reported (du -s; neither -S nor -L),
 	// so which of a file's links is counted changes no figure: the first
@@ -63,6 +64,9 @@ type scan struct {
 	subtreeMode bulk.Mode
 
 	em *emitter // with Options.Stream
+	// heap: the shared stack is a heap in du's order (order.go), for a
+	// stream where what is complete may wait on it (not linksNow).
+	heap bool
 }
 
 func (sc *scan) reported(depth int) bool {
@@ -110,7 +114,7 @@ func (sc *scan) push(ds []*dir) {
 	}
 	sc.stackMu.Lock()
 	for i := len(ds) - 1; i >= 0; i-- {
-		if sc.em != nil {
+		if sc.heap {
 			sc.heapPush(ds[i]) // order.go
 		} else {
 			sc.stack = append(sc.stack, ds[i])
@@ -126,7 +130,7 @@ func (sc *scan) pop() *dir {
 	if n == 0 {
 		return nil
 	}
-	if sc.em != nil {
+	if sc.heap {
 		return sc.heapPop()
 	}
 	d := sc.stack[n-1]

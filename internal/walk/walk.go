@@ -258,6 +258,9 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 		defer sc.em.spill.close()
 		root.stream()
 		sc.ordered = w.opts.FollowAll
+		// Only the operand reported, its links counted as met: nothing
+		// waits on du's order, and a plain stack costs no comparisons.
+		sc.heap = !sc.linksNow
 	}
 
 	// Out of descriptors at the operand, nothing of this walk holds one
