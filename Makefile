@@ -159,7 +159,7 @@ clean:
 	rm -rf bin dist
 
 BENCH_DIR ?= $(HOME)/.cache/godu-bench
-BENCH_TREES ?= deep,wide,hardlinks,real,chain,longnames,outside
+BENCH_TREES ?= deep,wide,hardlinks,real,chain,longnames,outside,star
 
 bin/floor: csrc/floor/floor.c
 	@mkdir -p bin

@@ -14,6 +14,7 @@
 //	real       a copy of /usr/share and /usr/include
 //	chain      a chain of 10,000 nested directories, a file in each
 //	longnames  2,000 directories of 25 files, every name 100-255 bytes
+//	star       one directory of 100,000 empty subdirectories
 //	outside    deep, every file also linked outside the walked tree (a
 //	           snapshot made with cp -al): the tree is outside/t, the
 //	           other links in outside/o
@@ -49,7 +50,7 @@ func main() {
 	godu := flag.String("godu", "bin/godu", "godu (cgo build)")
 	purego := flag.String("purego", "bin/godu-purego", "godu (purego build)")
 	floor := flag.String("floor", "bin/floor", "the floor walker")
-	trees := flag.String("trees", "deep,wide,hardlinks,real,chain,longnames,outside", "trees to measure")
+	trees := flag.String("trees", "deep,wide,hardlinks,real,chain,longnames,outside,star", "trees to measure")
 	runs := flag.Int("runs", 10, "hyperfine runs per command")
 	rounds := flag.Int("paired", 30, "rounds of the paired comparison of godu with the floor (0: none)")
 	jobs := flag.Int("jobs", 0, "godu's worker count, also the floor's (0: godu's default)")

@@ -50,6 +50,8 @@ func buildTree(name, root string) error {
 		err = chain(root, 10000)
 	case "longnames":
 		err = longNames(root)
+	case "star":
+		err = star(root, 100000)
 	case "outside":
 		if err = deep(filepath.Join(root, "t"), 12, bytes.Repeat([]byte{'x'}, 70)); err == nil {
 			err = linkOutside(filepath.Join(root, "t"), filepath.Join(root, "o"))
@@ -108,6 +110,19 @@ func hardlinks(root string) error {
 			if err := os.Link(first, p); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// star makes n empty directories in root.
+func star(root string, n int) error {
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return err
+	}
+	for i := 0; i < n; i++ {
+		if err := os.Mkdir(filepath.Join(root, "d"+strconv.Itoa(i)), 0o755); err != nil {
+			return err
 		}
 	}
 	return nil
