@@ -47,7 +47,7 @@ func (o *Options) line(out *bufio.Writer, v uint64, tm int64, path string) {
 	}
 	out.WriteByte('\t')
 	if o.Time != 0 {
-		out.WriteString(Strftime(o.TimeFormat, o.zone.In(time.Unix(0, tm))))
+		out.WriteString(o.zone.Format(o.TimeFormat, tm))
 		out.WriteByte('\t')
 	}
 	out.WriteString(path)

@@ -16,6 +16,19 @@ var (
 // they are allowed, and GNU's conversions (%N, %P, %q, %k, %l, %s, %:z,
 // %::z, %:::z ...). A directive it does not know is printed as written.
 func Strftime(format string, t time.Time) string {
+	return moment{t, t.Unix(), 0}.format(format)
+}
+
+// moment is a time as the C library breaks it down: the fields of Time,
+// but for leap seconds (a zone that counts them, Zone), where unix is
+// the time itself (%s) and leap is added to the seconds (23:59:60).
+type moment struct {
+	time.Time
+	unix int64
+	leap int
+}
+
+func (t moment) format(format string) string {
 	var b strings.Builder
 	strftime(&b, format, t, false, 0, -1)
 	return b.String()
@@ -32,7 +45,7 @@ type directive struct {
 // strftime writes format; upcase, yrSpec (the pad years take by
 // default) and width0 (the width of the first directive) are what a
 // subformat inherits.
-func strftime(b *strings.Builder, format string, t time.Time, upcase bool, yrSpec byte, width0 int) {
+func strftime(b *strings.Builder, format string, t moment, upcase bool, yrSpec byte, width0 int) {
 	for i := 0; i < len(format); i, width0 = i+1, -1 {
 		if format[i] != '%' {
 			b.WriteByte(format[i])
@@ -83,22 +96,22 @@ func strftime(b *strings.Builder, format string, t time.Time, upcase bool, yrSpe
 			case n > 3:
 				writeBad(b, d, format[start:i+n+1])
 				i += n
-			case d.modifier == 'O' && !zoneNegative(t): // the C library's, which knows no %:z
+			case d.modifier == 'O' && !zoneNegative(t.Time): // the C library's, which knows no %:z
 				i += n
 				writeBad(b, d, "%O:")
 			default:
 				i += n
-				writeZone(b, d, t, n)
+				writeZone(b, d, t.Time, n)
 			}
 		case d.modifier == 'O' && strings.IndexByte("CdeHIkljmMSuUVgGWwyq", d.format) >= 0,
-			d.modifier == 'O' && d.format == 'z' && !zoneNegative(t),
+			d.modifier == 'O' && d.format == 'z' && !zoneNegative(t.Time),
 			d.modifier == 'E' && strings.IndexByte("CyY", d.format) >= 0:
 			// Left to the C library, which prints them as if unmodified
 			// (the C locale has no era or alternative digits), then
 			// padded as text; it does not know %q.
 			s := "%Oq"
 			if d.format != 'q' {
-				s = Strftime("%"+string(d.format), t)
+				s = t.format("%" + string(d.format))
 			}
 			writeBad(b, d, s)
 		default:
@@ -116,7 +129,7 @@ func isASCIIDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // convert writes one directive; false means it is not a conversion (or
 // not with this modifier) and is to be printed as written.
-func convert(b *strings.Builder, d directive, t time.Time, yrSpec byte) bool {
+func convert(b *strings.Builder, d directive, t moment, yrSpec byte) bool {
 	year := int64(t.Year())
 	yday := t.YearDay() - 1
 	wday := int(t.Weekday())
@@ -226,10 +239,9 @@ func convert(b *strings.Builder, d directive, t time.Time, yrSpec byte) bool {
 	case 'T':
 		return sub("%H:%M:%S", -1, d.pad)
 	case 'S':
-		return m != 'E' && writeNumber(b, d, false, uint64(t.Second()), 2, false)
+		return m != 'E' && writeNumber(b, d, false, uint64(t.Second()+t.leap), 2, false)
 	case 's':
-		s := t.Unix()
-		return writeNumber(b, d, s < 0, uabs(s), 1, false)
+		return writeNumber(b, d, t.unix < 0, uabs(t.unix), 1, false)
 	case 'u':
 		return writeNumber(b, d, false, uint64((wday+6)%7+1), 1, false)
 	case 'U':
@@ -270,7 +282,7 @@ func convert(b *strings.Builder, d directive, t time.Time, yrSpec byte) bool {
 		name, _ := t.Zone()
 		return text(name, false)
 	case 'z':
-		writeZone(b, d, t, 0)
+		writeZone(b, d, t.Time, 0)
 	default:
 		return false
 	}

@@ -1,6 +1,7 @@
 package du
 
 import (
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -8,28 +9,38 @@ import (
 	"time"
 )
 
-// Zone converts times to local time as the C library reads TZ: unset, the
-// system's zone; empty, UTC; otherwise (less a leading ':') a zone file
-// (absolute, or under TZDIR or /usr/share/zoneinfo), else a POSIX rule
-// such as EST5EDT,M3.2.0,M11.1.0 or <+03>-3, else UTC under whatever name
-// the rule began with.
+// Zone converts times to local time as the C library reads TZ: unset or
+// ":", the system's zone (/etc/localtime); empty, UTC; otherwise (less a
+// leading ':') a zone file (absolute, or under TZDIR or
+// /usr/share/zoneinfo), else a POSIX rule such as EST5EDT,M3.2.0,M11.1.0
+// or <+03>-3, else UTC under whatever name the rule began with. A zone
+// file's leap seconds (those of the right/ tree) count as the C library
+// counts them: a time shows that many seconds earlier, 23:59:60 at one.
 type Zone struct {
-	loc  *time.Location // a zone file, or nil
-	rule *tzRule
+	loc   *time.Location // a zone file, or nil
+	rule  *tzRule
+	leaps []leapSecond // the zone file's, in order
 }
+
+// leapSecond is a zone file's leap-second record: from at on, times are
+// corr seconds ahead of the clock.
+type leapSecond struct{ at, corr int64 }
+
+// defaultZone is the zone file read when TZ is unset or names none.
+const defaultZone = "/etc/localtime"
 
 // LocalZone reads TZ.
 func LocalZone() Zone {
 	tz, set := os.LookupEnv("TZ")
-	if !set {
-		return Zone{loc: time.Local}
-	}
-	if tz == "" {
+	if tz == "" && set {
 		tz = "Universal"
 	}
 	tz = strings.TrimPrefix(tz, ":")
 	file := tz
-	if !strings.HasPrefix(tz, "/") {
+	switch {
+	case tz == "":
+		file = defaultZone
+	case !strings.HasPrefix(tz, "/"):
 		dir := os.Getenv("TZDIR")
 		if dir == "" {
 			dir = "/usr/share/zoneinfo"
@@ -38,19 +49,106 @@ func LocalZone() Zone {
 	}
 	if data, err := os.ReadFile(file); err == nil {
 		if loc, err := time.LoadLocationFromTZData(tz, data); err == nil {
-			return Zone{loc: loc}
+			return Zone{loc: loc, leaps: tzifLeaps(data)}
 		}
+	}
+	switch {
+	case !set:
+		return Zone{loc: time.Local} // the system's own way (Windows)
+	case tz == "" || file == defaultZone:
+		return Zone{rule: &tzRule{std: "UTC"}}
 	}
 	return Zone{rule: parseTZRule(tz)}
 }
 
-// In is t in the zone.
-func (z Zone) In(t time.Time) time.Time {
-	if z.loc != nil {
-		return t.In(z.loc)
+// tzifLeaps returns the leap-second records of TZif data, from its
+// 64-bit part where it has one, as the C library reads them.
+func tzifLeaps(data []byte) []leapSecond {
+	const header = 44
+	counts := func(d []byte) (isut, isstd, leap, times, types, chars int) {
+		c := func(i int) int { return int(binary.BigEndian.Uint32(d[20+4*i:])) }
+		return c(0), c(1), c(2), c(3), c(4), c(5)
 	}
-	name, off := z.rule.at(t.Unix())
-	return t.In(time.FixedZone(name, off))
+	if len(data) < header || string(data[:4]) != "TZif" {
+		return nil
+	}
+	isut, isstd, nleap, ntime, ntype, nchar := counts(data)
+	size := 4
+	if data[4] >= '2' {
+		v1 := header + ntime*5 + ntype*6 + nchar + nleap*8 + isstd + isut
+		if len(data) < v1+header || string(data[v1:v1+4]) != "TZif" {
+			return nil
+		}
+		data = data[v1:]
+		isut, isstd, nleap, ntime, ntype, nchar = counts(data)
+		size = 8
+	}
+	off := header + ntime*(size+1) + ntype*6 + nchar
+	if nleap == 0 || len(data) < off+nleap*(size+4) {
+		return nil
+	}
+	leaps := make([]leapSecond, nleap)
+	for i := range leaps {
+		b := data[off+i*(size+4):]
+		at := int64(int32(binary.BigEndian.Uint32(b)))
+		if size == 8 {
+			at = int64(binary.BigEndian.Uint64(b))
+		}
+		leaps[i] = leapSecond{at, int64(int32(binary.BigEndian.Uint32(b[size:])))}
+	}
+	return leaps
+}
+
+// leapAt returns the correction in effect at sec and, right at a leap
+// second, how many seconds past :59 the clock shows (glibc's
+// __tzfile_compute).
+func (z Zone) leapAt(sec int64) (corr int64, hit int) {
+	i := len(z.leaps)
+	for {
+		if i == 0 {
+			return 0, 0
+		}
+		i--
+		if sec >= z.leaps[i].at {
+			break
+		}
+	}
+	corr = z.leaps[i].corr
+	prev := int64(0)
+	if i > 0 {
+		prev = z.leaps[i-1].corr
+	}
+	if sec == z.leaps[i].at && corr > prev {
+		hit = 1
+		for ; i > 0 && z.leaps[i].at == z.leaps[i-1].at+1 && z.leaps[i].corr == z.leaps[i-1].corr+1; i-- {
+			hit++
+		}
+	}
+	return corr, hit
+}
+
+// Format is Strftime(format) of the time ns nanoseconds after the epoch,
+// in the zone.
+func (z Zone) Format(format string, ns int64) string {
+	return z.in(time.Unix(0, ns)).format(format)
+}
+
+// in is t in the zone, broken down as the C library does.
+func (z Zone) in(t time.Time) moment {
+	m := moment{unix: t.Unix()}
+	if z.loc == nil {
+		name, off := z.rule.at(m.unix)
+		m.Time = t.In(time.FixedZone(name, off))
+		return m
+	}
+	m.Time = t.In(z.loc)
+	corr, hit := z.leapAt(m.unix)
+	if corr != 0 || hit != 0 {
+		name, off := m.Zone()
+		m.Time = t.Add(-time.Duration(corr) * time.Second).In(time.FixedZone(name, off))
+		m.leap = hit
+	}
+	return m
 }
 
 // tzRule is a POSIX TZ value as glibc parses it: the standard name and
