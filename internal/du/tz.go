@@ -249,15 +249,17 @@ func tzOffset(s string, std bool) (int, string, bool) {
 		}
 		s = s[1:]
 	}
-	secs, rest, ok := tzClock(s)
+	secs, rest, ok := tzClock(s, true)
 	if !ok {
 		return 0, s, false
 	}
 	return sign * secs, rest, true
 }
 
-// tzClock is hh[:mm[:ss]] as sscanf's %hu reads each part.
-func tzClock(s string) (int, string, bool) {
+// tzClock is hh[:mm[:ss]] as sscanf's %hu reads each part; an offset
+// (clamp) takes at most 24 hours, 59 minutes and 59 seconds, as glibc's
+// does, a change's time of day any.
+func tzClock(s string, clamp bool) (int, string, bool) {
 	parts := [3]int{}
 	rest := s
 	n := 0
@@ -276,6 +278,9 @@ func tzClock(s string) (int, string, bool) {
 	}
 	if n == 0 {
 		return 0, s, false
+	}
+	if clamp {
+		parts[0], parts[1], parts[2] = min(parts[0], 24), min(parts[1], 59), min(parts[2], 59)
 	}
 	return parts[0]*3600 + parts[1]*60 + parts[2], s, true
 }
@@ -366,7 +371,7 @@ func tzParseChange(s string, dflt tzChange) (tzChange, string, bool) {
 		if neg {
 			s = s[1:]
 		}
-		secs, rest, ok := tzClock(s)
+		secs, rest, ok := tzClock(s, false)
 		if !ok {
 			secs, rest = 7200, s
 		}

@@ -19,7 +19,8 @@ func TestZoneAgainstDate(t *testing.T) {
 		t.Skip("no date")
 	}
 	zones := []string{"", ":", "UTC", "Europe/Paris", ":Europe/Paris", "right/UTC", ":right/Europe/Berlin",
-		"right/America/New_York", "posix/Asia/Kolkata", "UTC0", "<+03>-3", "EST5EDT,M3.2.0,M11.1.0", "Nowhere/Bogus", ":/etc/localtime"}
+		"right/America/New_York", "posix/Asia/Kolkata", "UTC0", "<+03>-3", "EST5EDT,M3.2.0,M11.1.0", "Nowhere/Bogus", ":/etc/localtime",
+		"BBB+25", "ABC-1:99:99", "ABC-1:60", "ABC+0:0:75", "XYZ-99:99:99ABC,M3.2.0/50,M11.1.0/-1:90"}
 	stamps := []int64{0, 78796799, 78796800, 915148800, 1483228799, 1483228800, 1483228827, 1700000000, -100000000, 4102444799}
 	format := "%F %T %Z %z %s"
 	unset := "\x00unset"
