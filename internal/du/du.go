@@ -170,6 +170,7 @@ func Run(ctx context.Context, o Options, args []string, stdout, stderr io.Writer
 		SeparateDirs:   o.SeparateDirs,
 		OneFileSystem:  o.OneFileSystem,
 		HashAll:        len(args) > 1 || o.Files0,
+		Aliased:        len(args) > 1 && aliasedOperands(args),
 		CheckFiles:     checkFiles,
 		ListFiles:      o.All,
 		MaxDepth:       o.MaxDepth,

@@ -101,3 +101,12 @@ type errWrap struct{}
 
 func (*errWrap) Error() string { return "wrapped" }
 func (*errWrap) Unwrap() error { return syscall.EACCES }
+
+// TestUnescapeMount: mountinfo's octal escapes, and what is not one.
+func TestUnescapeMount(t *testing.T) {
+	for in, want := range map[string]string{`/a\040b`: "/a b", `/t\011\012`: "/t\t\n", `/x\134y`: `/x\y`, `/e\0`: `/e\0`, `/q\9zz`: `/q\9zz`, `/plain`: "/plain"} {
+		if got := unescapeMount(in); got != want {
+			t.Errorf("unescapeMount(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

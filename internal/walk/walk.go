@@ -69,6 +69,11 @@ type Options struct {
 	// that an operand repeated or nested in another counts once (GNU du
 	// does this whenever it has several operands).
 	HashAll bool
+	// Aliased, with HashAll, says a file or directory may be reached by
+	// paths other than its hard links (a bind mount below an operand,
+	// /proc): each is counted at the first of its paths in du's order,
+	// files with one link too, as under FollowAll (and at its cost).
+	Aliased bool
 	// CheckFiles, with HashAll, looks every file up in the set from the
 	// start, not only once a file operand was met: needed when a later
 	// operand may be a file already counted under an earlier one.
@@ -157,6 +162,10 @@ type Walker struct {
 	checkAll atomic.Bool
 }
 
+// aliased reports whether files and directories may have paths other
+// than their hard links (Options.Aliased).
+func (w *Walker) aliased() bool { return w.opts.HashAll && w.opts.Aliased }
+
 // New returns a Walker.
 func New(opts Options) *Walker {
 	if opts.Jobs <= 0 {
@@ -171,7 +180,7 @@ func New(opts Options) *Walker {
 	}
 	w := &Walker{opts: opts, set: inodeset.New(shards)}
 	// Following symlinks, a file with one link may be reached twice.
-	w.checkAll.Store(opts.FollowAll || opts.HashAll && opts.CheckFiles)
+	w.checkAll.Store(opts.FollowAll || opts.HashAll && (opts.CheckFiles || opts.Aliased))
 	return w
 }
 
@@ -239,7 +248,7 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	// no figure but its own (-S), and, under -L, no figure but the
 	// messages' paths and what --exclude matches: there the first path in
 	// du's order counts (the ordered walk).
-	sc.linksNow = w.opts.MaxDepth == 0 && !w.opts.ListFiles && !w.opts.SeparateDirs && !w.opts.FollowAll
+	sc.linksNow = w.opts.MaxDepth == 0 && !w.opts.ListFiles && !w.opts.SeparateDirs && !w.opts.FollowAll && !w.aliased()
 	sc.subtreeMode = w.opts.Time
 	if w.opts.OneFileSystem {
 		sc.subtreeMode |= bulk.TreeOneFS
@@ -257,7 +266,7 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 		sc.em = &emitter{sc: sc, stack: []frame{{d: root, end: len(path)}}, dirs: []byte(path)}
 		defer sc.em.spill.close()
 		root.stream()
-		sc.ordered = w.opts.FollowAll
+		sc.ordered = w.opts.FollowAll || w.aliased()
 		// Only the operand reported, its links counted as met: nothing
 		// waits on du's order, and a plain stack costs no comparisons.
 		sc.heap = !sc.linksNow
