@@ -373,6 +373,48 @@ func TestLargeDirectory(t *testing.T) {
 	}
 }
 
+// TestBigDirectoryOfSubtrees: a directory of many subdirectories, listed
+// by one worker while others examine its batches and read the
+// subdirectories' subtrees by subtree walks from there: empty ones, nested
+// ones, ones with hard links between them, and ones too big for a walk
+// (handed over open), among plain files.
+func TestBigDirectoryOfSubtrees(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "big")
+	os.Mkdir(dir, 0o755)
+	write := func(p string, n int) {
+		if err := os.WriteFile(p, make([]byte, n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < 3000; i++ {
+		sub := filepath.Join(dir, fmt.Sprintf("d%04d", i))
+		os.Mkdir(sub, 0o755)
+		switch i % 10 {
+		case 1:
+			write(filepath.Join(sub, "f"), i*10)
+		case 2:
+			os.MkdirAll(filepath.Join(sub, "a", "b"), 0o755)
+			write(filepath.Join(sub, "a", "b", "g"), 5000)
+			write(filepath.Join(sub, "a", "h"), 100)
+		case 3:
+			write(filepath.Join(sub, "l"), 7000)
+			os.Link(filepath.Join(sub, "l"), filepath.Join(dir, fmt.Sprintf("d%04d", i-1), "l2"))
+		}
+		if i%1000 == 500 {
+			for j := 0; j < 700; j++ {
+				write(filepath.Join(sub, fmt.Sprintf("many-%04d", j)), j)
+			}
+		}
+		if i%3 == 0 {
+			write(filepath.Join(dir, fmt.Sprintf("f%04d", i)), i)
+		}
+	}
+	for _, fl := range [][]string{{"-s"}, {}, {"-d", "1"}, {"-a"}, {"-S", "-d", "1"}, {"-s", "--inodes"}, {"-sl"}, {"-d", "2", "-b"}, {"-c", "-s"}, {"--time", "-s"}} {
+		compare(t, root, fl, []string{"big"})
+	}
+}
+
 func nobody(t *testing.T) *syscall.Credential {
 	if os.Getuid() != 0 {
 		t.Skip("dropping privileges needs root")

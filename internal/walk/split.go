@@ -11,18 +11,24 @@ import (
 // readRest reads the rest of a directory that did not fit in one batch.
 // Where the system can list names apart from examining them, the listing
 // stays here and the batches of names are examined by other workers (examiners), so
-// a huge directory does not serialise on one core.
-func (sc *scan) readRest(wk *worker, d *dir) error {
+// a huge directory does not serialise on one core. With subtree walks,
+// each examined batch's subdirectories are read by one, on its examiner:
+// a directory of many subdirectories costs a call per batch, not a visit
+// per subdirectory. What those walks leave (rest) waits until the listing
+// is done, for visit to count it in d's claims before anything opens
+// relative to d.
+func (sc *scan) readRest(wk *worker, d *dir) (rest *restTrees, err error) {
 	rd := wk.rd
 	if !bulk.CanSplit {
 		for {
 			b, err := rd.Read(&d.fd.Dir)
 			sc.addBatch(wk, d, &b, false)
 			if err != nil || !b.More {
-				return err
+				return nil, err
 			}
 		}
 	}
+	rest = &restTrees{}
 	d.fd.SetMode(sc.mode | bulk.NamesOnly)
 	fd := d.fd.Fd()
 	// The listing stays here; listed batches go to a short queue that
@@ -37,7 +43,36 @@ func (sc *scan) readRest(wk *worker, d *dir) error {
 	queue := make(chan listed, sc.w.opts.Jobs)
 	examine := func(l listed) {
 		b := l.wk.rd.Stat(fd, d.dev, l.b, sc.mode)
-		sc.addBatch(l.wk, d, &b, false)
+		if !sc.subtrees {
+			sc.addBatch(l.wk, d, &b, false)
+			sc.w.putWorker(l.wk)
+			return
+		}
+		// treeChunk records at a time, so that each walk has room
+		// for what it finds below them.
+		recs := b.Records
+		for first := true; first || len(recs) > 0; first = false {
+			part := b
+			part.Records = recs[:min(len(recs), treeChunk)]
+			recs = recs[len(part.Records):]
+			if !first {
+				part.Folded = bulk.Sum{} // added with the first part
+			}
+			l.wk.rd.TreeStart()
+			sc.addBatch(l.wk, d, &part, true)
+			if l.wk.rd.TreeLen() == 0 {
+				continue
+			}
+			left, next, nextFd, direct, directLeft := sc.readSubtrees(l.wk, d)
+			rest.mu.Lock()
+			rest.left = append(rest.left, left...)
+			if next != nil {
+				rest.next = append(rest.next, handed{next, nextFd})
+			}
+			rest.direct += direct
+			rest.opening += directLeft
+			rest.mu.Unlock()
+		}
 		sc.w.putWorker(l.wk)
 	}
 	var examiners sync.WaitGroup
@@ -49,7 +84,6 @@ func (sc *scan) readRest(wk *worker, d *dir) error {
 		return nil
 	}
 	nexaminers := 0
-	var err error
 	for more := true; more && err == nil; {
 		var names bulk.Batch
 		names, err = rd.Read(&d.fd.Dir)
@@ -75,7 +109,28 @@ func (sc *scan) readRest(wk *worker, d *dir) error {
 		examine(l)
 	}
 	examiners.Wait()
-	return err
+	return rest, err
+}
+
+// treeChunk is how many records of an examined batch go to one subtree
+// walk: half its node room, the rest left for what it finds.
+const treeChunk = bulk.TreeNodes / 2
+
+// restTrees is what the subtree walks of readRest's examiners left:
+// directories to visit (left, and next: each open already, handed on by
+// its walk), how many of both are d's own subdirectories (direct), and
+// how many of those open relative to d (opening).
+type restTrees struct {
+	mu              sync.Mutex
+	left            []*dir
+	next            []handed
+	direct, opening int
+}
+
+// handed is a directory a subtree walk opened and left, and its descriptor.
+type handed struct {
+	d  *dir
+	fd int
 }
 
 // splitMin is the fewest records of the operand's first batch that are

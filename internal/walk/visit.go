@@ -134,8 +134,9 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 		sc.addBatch(wk, d, &tb, toSubtree)
 		sc.w.putWorker(tail.wk)
 	}
+	var rest *restTrees
 	if err == nil && b.More {
-		err = sc.readRest(wk, d)
+		rest, err = sc.readRest(wk, d)
 	}
 	if err != nil {
 		sc.fail(d, "read directory", d.path(), err)
@@ -155,6 +156,16 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 		direct += n
 		opening += nleft
 	}
+	var nexts []handed // more directories handed on open, visited here
+	if rest != nil {
+		left = append(left, rest.left...)
+		direct += rest.direct
+		opening += rest.opening
+		nexts = rest.next
+		if next == nil && len(nexts) > 0 {
+			next, nextFd, nexts = nexts[0].d, nexts[0].fd, nexts[1:]
+		}
+	}
 	atomic.AddInt32(&d.pending, int32(direct))
 	d.fd.hold(int32(opening) + 1)
 	d.fd.release() // our own claim: closes now if there are no subdirectories
@@ -171,6 +182,9 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 		n++ // this worker goes on with next
 	}
 	for i := 1; i < n && sc.g.TryGo(sc.workFromStack); i++ {
+	}
+	for _, h := range nexts {
+		sc.visitChain(wk, h.d, h.fd)
 	}
 	sc.partDone(d)
 	return next, nextFd
