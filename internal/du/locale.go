@@ -2,6 +2,7 @@ package du
 
 import (
 	"bytes"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,7 +60,6 @@ func findLocale(name string) string {
 	rest, modifier, hasMod := strings.Cut(name, "@")
 	rest, codeset, hasCodeset := strings.Cut(rest, ".")
 	language, territory, hasTerritory := strings.Cut(rest, "_")
-	var archive []byte
 	for _, mod := range options(hasMod, "@"+modifier) {
 		for _, cs := range codesets(hasCodeset, codeset) {
 			for _, ter := range options(hasTerritory, "_"+territory) {
@@ -67,13 +67,7 @@ func findLocale(name string) string {
 				if st, err := os.Stat(filepath.Join(localeDir, cand)); err == nil && st.IsDir() {
 					return cand
 				}
-				if archive == nil {
-					archive, _ = os.ReadFile(filepath.Join(localeDir, "locale-archive"))
-					if archive == nil {
-						archive = []byte{}
-					}
-				}
-				if bytes.Contains(archive, []byte("\x00"+cand+"\x00")) {
+				if archiveNames()[cand] {
 					return cand
 				}
 			}
@@ -81,6 +75,41 @@ func findLocale(name string) string {
 	}
 	return ""
 }
+
+// archiveNames are the locales in the C library's locale archive: the
+// names its name table lists (struct locarhead and namehashent in glibc's
+// locarchive.h), in the byte order it was written in.
+var archiveNames = sync.OnceValue(func() map[string]bool {
+	names := map[string]bool{}
+	data, err := os.ReadFile(filepath.Join(localeDir, "locale-archive"))
+	if err != nil || len(data) < 56 {
+		return names
+	}
+	var order binary.ByteOrder = binary.LittleEndian
+	if order.Uint32(data) != 0xde020109 {
+		order = binary.BigEndian
+		if order.Uint32(data) != 0xde020109 {
+			return names
+		}
+	}
+	at := func(off int) int {
+		if off+4 > len(data) {
+			return -1
+		}
+		return int(order.Uint32(data[off:]))
+	}
+	table, size := at(8), at(16)
+	for i := 0; i < size && table >= 0 && table+12*(i+1) <= len(data); i++ {
+		name := at(table + 12*i + 4)
+		if name <= 0 || name >= len(data) || at(table+12*i+8) == 0 {
+			continue // an empty slot
+		}
+		if end := bytes.IndexByte(data[name:], 0); end > 0 {
+			names[string(data[name:name+end])] = true
+		}
+	}
+	return names
+})
 
 func options(has bool, part string) []string {
 	if has {
