@@ -40,11 +40,12 @@ func TestBindMountsAcrossOperands(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "t/d/sub/g"), make([]byte, 50000), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{
-		{"a", "b"}, {"-c", "a", "b"}, {"--inodes", "a", "b"}, {"-a", "b", "a"},
-		{"-s", "t", "o"}, {"-s", "-x", "t", "o"}, {"-c", "t/d/..", "o"}, {"-d1", "t", "o"}, {"-s", "t", "t/zz"},
-		{"-s", "t"}, {"-a", "t"},
-	} {
+	lines := [][]string{{"a", "b"}, {"-c", "a", "b"}, {"--inodes", "a", "b"}, {"-a", "b", "a"}}
+	if !onXnu { // the darwin core sees a bound directory as the one it covers (README, macOS)
+		lines = append(lines, [][]string{{"-s", "t", "o"}, {"-s", "-x", "t", "o"}, {"-c", "t/d/..", "o"},
+			{"-d1", "t", "o"}, {"-s", "t", "t/zz"}, {"-s", "t"}, {"-a", "t"}}...)
+	}
+	for _, args := range lines {
 		sameRun(t, root, nil, args)
 	}
 }
