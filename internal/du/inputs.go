@@ -144,6 +144,7 @@ func (o *Options) ExcludeFrom(file string) error {
 		in = &holeSkipper{f: f}
 	}
 	r := bufio.NewReaderSize(in, 64<<10)
+	space := func(r rune) bool { return r < 0x80 && isCSpace(byte(r)) }
 	var pat []byte
 	nul, blank := false, true // a NUL met on this line; only white space so far
 	for {
@@ -159,13 +160,13 @@ func (o *Options) ExcludeFrom(file string) error {
 				pat = append(pat, chunk...)
 			}
 		}
-		if blank && len(bytes.TrimRightFunc(chunk, func(r rune) bool { return r < 0x80 && isCSpace(byte(r)) })) > 0 {
+		if blank && len(bytes.TrimRightFunc(chunk, space)) > 0 {
 			blank = false
 		}
 		if end || err != nil && err != bufio.ErrBufferFull {
 			if !blank {
 				if !nul { // trailing white space goes; after a NUL it is not the pattern's
-					pat = bytes.TrimRightFunc(pat, func(r rune) bool { return r < 0x80 && isCSpace(byte(r)) })
+					pat = bytes.TrimRightFunc(pat, space)
 				}
 				o.Exclude.Add(string(pat))
 			}

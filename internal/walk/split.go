@@ -43,35 +43,10 @@ func (sc *scan) readRest(wk *worker, d *dir) (rest *restTrees, err error) {
 	queue := make(chan listed, sc.w.opts.Jobs)
 	examine := func(l listed) {
 		b := l.wk.rd.Stat(fd, d.dev, l.b, sc.mode)
-		if !sc.subtrees {
+		if sc.subtrees {
+			sc.addBatchTrees(l.wk, d, b, rest)
+		} else {
 			sc.addBatch(l.wk, d, &b, false)
-			sc.w.putWorker(l.wk)
-			return
-		}
-		// treeChunk records at a time, so that each walk has room
-		// for what it finds below them.
-		recs := b.Records
-		for first := true; first || len(recs) > 0; first = false {
-			part := b
-			part.Records = recs[:min(len(recs), treeChunk)]
-			recs = recs[len(part.Records):]
-			if !first {
-				part.Folded = bulk.Sum{} // added with the first part
-			}
-			l.wk.rd.TreeStart()
-			sc.addBatch(l.wk, d, &part, true)
-			if l.wk.rd.TreeLen() == 0 {
-				continue
-			}
-			left, next, nextFd, direct, directLeft := sc.readSubtrees(l.wk, d)
-			rest.mu.Lock()
-			rest.left = append(rest.left, left...)
-			if next != nil {
-				rest.next = append(rest.next, handed{next, nextFd})
-			}
-			rest.direct += direct
-			rest.opening += directLeft
-			rest.mu.Unlock()
 		}
 		sc.w.putWorker(l.wk)
 	}
@@ -110,6 +85,36 @@ func (sc *scan) readRest(wk *worker, d *dir) (rest *restTrees, err error) {
 	}
 	examiners.Wait()
 	return rest, err
+}
+
+// addBatchTrees adds batch b of d's entries as addBatch does, its
+// subdirectories read by subtree walks on wk, treeChunk records at a
+// time so that each walk has room for what it finds below them; what the
+// walks leave goes to rest.
+func (sc *scan) addBatchTrees(wk *worker, d *dir, b bulk.Batch, rest *restTrees) {
+	recs := b.Records
+	for first := true; first || len(recs) > 0; first = false {
+		part := b
+		part.Records = recs[:min(len(recs), treeChunk)]
+		recs = recs[len(part.Records):]
+		if !first {
+			part.Folded = bulk.Sum{} // added with the first part
+		}
+		wk.rd.TreeStart()
+		sc.addBatch(wk, d, &part, true)
+		if wk.rd.TreeLen() == 0 {
+			continue
+		}
+		left, next, nextFd, direct, directLeft := sc.readSubtrees(wk, d)
+		rest.mu.Lock()
+		rest.left = append(rest.left, left...)
+		if next != nil {
+			rest.next = append(rest.next, handed{next, nextFd})
+		}
+		rest.direct += direct
+		rest.opening += directLeft
+		rest.mu.Unlock()
+	}
 }
 
 // treeChunk is how many records of an examined batch go to one subtree

@@ -162,9 +162,11 @@ type Walker struct {
 	checkAll atomic.Bool
 }
 
-// aliased reports whether files and directories may have paths other
-// than their hard links (Options.Aliased).
-func (w *Walker) aliased() bool { return w.opts.HashAll && w.opts.Aliased }
+// ordered reports whether a file or directory may be reached by paths
+// other than its hard links: following symlinks (FollowAll), or under
+// Aliased. Each then counts at its first path in du's order (the ordered
+// walk), and a file with one link may be met twice.
+func (w *Walker) ordered() bool { return w.opts.FollowAll || w.opts.HashAll && w.opts.Aliased }
 
 // New returns a Walker.
 func New(opts Options) *Walker {
@@ -179,8 +181,7 @@ func New(opts Options) *Walker {
 		shards = inodeset.DefaultShards
 	}
 	w := &Walker{opts: opts, set: inodeset.New(shards)}
-	// Following symlinks, a file with one link may be reached twice.
-	w.checkAll.Store(opts.FollowAll || opts.HashAll && (opts.CheckFiles || opts.Aliased))
+	w.checkAll.Store(w.ordered() || opts.HashAll && opts.CheckFiles)
 	return w
 }
 
@@ -248,7 +249,7 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	// no figure but its own (-S), and, under -L, no figure but the
 	// messages' paths and what --exclude matches: there the first path in
 	// du's order counts (the ordered walk).
-	sc.linksNow = w.opts.MaxDepth == 0 && !w.opts.ListFiles && !w.opts.SeparateDirs && !w.opts.FollowAll && !w.aliased()
+	sc.linksNow = w.opts.MaxDepth == 0 && !w.opts.ListFiles && !w.opts.SeparateDirs && !w.ordered()
 	sc.subtreeMode = w.opts.Time
 	if w.opts.OneFileSystem {
 		sc.subtreeMode |= bulk.TreeOneFS
@@ -266,7 +267,7 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 		sc.em = &emitter{sc: sc, stack: []frame{{d: root, end: len(path)}}, dirs: []byte(path)}
 		defer sc.em.spill.close()
 		root.stream()
-		sc.ordered = w.opts.FollowAll || w.aliased()
+		sc.ordered = w.ordered()
 		// Only the operand reported, its links counted as met: nothing
 		// waits on du's order, and a plain stack costs no comparisons.
 		sc.heap = !sc.linksNow
