@@ -195,7 +195,11 @@ typedef struct godu_tree {
 	int64_t tmax_sec;   /* out: latest time among them (GODU_*TIME) */
 	int64_t tmax_nsec;
 	uint32_t links_full; /* out: 1 when the walk ran out of room for hard links */
-	uint32_t pad;
+	/* in: with mixed_files > 0, a directory holding 1 to mixed_dirs
+	 * subdirectories and mixed_files other entries or more (by d_type) is
+	 * handed over unread, ending the walk; 0: none is. */
+	uint16_t mixed_dirs;
+	uint16_t mixed_files;
 } godu_tree;
 
 /*
@@ -218,8 +222,13 @@ typedef struct godu_tree {
  * in to lnode (unless GODU_TREE_ALL_LINKS); every other entry of a read
  * directory, and the read directory itself, is added to the sums, and to
  * the node's. Once budget entries were examined no more directories are
- * read. Every descriptor opened is closed before the call returns, but
- * those in the nodes' fd, the caller's to close.
+ * read. With mixed_files set (a worker of the caller's is idle), a
+ * directory of a few subdirectories among many other entries is handed
+ * over as one too big is: the caller examines its subdirectories first
+ * and passes them on, then examines the rest meanwhile, where the walk
+ * would examine both in turn on one thread. Every descriptor opened is
+ * closed before the call returns, but those in the nodes' fd, the
+ * caller's to close.
  * Linux only: declared for the Linux core (GODU_CORE_LINUX).
  */
 #if defined(GODU_CORE) && defined(GODU_CORE_LINUX)

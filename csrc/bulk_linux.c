@@ -366,7 +366,7 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 		}
 		/* Room for every subdirectory (by d_type) first: a directory is
 		 * left before any entry is examined rather than examined twice. */
-		uint32_t nsub = 0, subnames = 0, nfile = 0, filenames = 0;
+		uint32_t nsub = 0, subnames = 0, nfile = 0, filenames = 0, ndir = 0, nplain = 0;
 		for (long pos = 0; pos < n;) {
 			const struct godu_dirent64 *d = (const struct godu_dirent64 *)(dbuf + pos);
 			pos += d->d_reclen;
@@ -374,6 +374,9 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 			if (d->d_type == DT_DIR || d->d_type == DT_UNKNOWN) {
 				nsub++;
 				subnames += len;
+				ndir += !godu_dot(d->d_name);
+			} else {
+				nplain++;
 			}
 			if (d->d_type != DT_DIR) {
 				nfile++;
@@ -382,6 +385,13 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 		}
 		if (nsub > cap - t->nnodes || subnames > t->tnames_cap - t->tnames_len) {
 			godu_tree_hand(fds, i, fd); /* the rest is the caller's */
+			break;
+		}
+		/* A few subdirectories among many files, and a worker idle: the
+		 * caller hands those on before it examines the files. */
+		if (t->mixed_files > 0 && nplain >= t->mixed_files && ndir > 0 &&
+		    ndir <= t->mixed_dirs) {
+			godu_tree_hand(fds, i, fd);
 			break;
 		}
 		/* And room for every file as a hard link, once links were met:

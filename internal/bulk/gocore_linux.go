@@ -274,6 +274,7 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 		// Room for every subdirectory (by d_type) first: a directory is
 		// left before any entry is examined rather than examined twice.
 		nsub, subnames, nfile, filenames := uint32(0), uint32(0), uint32(0), uint32(0)
+		ndir, nplain := uint32(0), uint32(0)
 		for pos := 0; pos < n; {
 			d := dbuf[pos:n]
 			reclen, nm := dirent(d)
@@ -281,6 +282,11 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 			if d[18] == unix.DT_DIR || d[18] == unix.DT_UNKNOWN {
 				nsub++
 				subnames += uint32(len(nm)) + 1
+				if !isDot(nm) {
+					ndir++
+				}
+			} else {
+				nplain++
 			}
 			if d[18] != unix.DT_DIR {
 				nfile++
@@ -289,6 +295,12 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 		}
 		if nsub > nodeCap-t.nnodes || subnames > t.tnamesCap-t.tnamesLen {
 			treeHand(fds, i, int(fd)) // the rest is the caller's
+			break
+		}
+		// A few subdirectories among many files, and a worker idle: the
+		// caller passes those on first (godu_tree_walk).
+		if t.mixedFiles > 0 && nplain >= uint32(t.mixedFiles) && ndir > 0 && ndir <= uint32(t.mixedDirs) {
+			treeHand(fds, i, int(fd))
 			break
 		}
 		// And room for every file as a hard link once links were met

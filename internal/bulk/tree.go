@@ -67,7 +67,10 @@ type treeCtl struct {
 	tmaxSec   int64
 	tmaxNsec  int64
 	linksFull uint32
-	_         uint32
+	// With mixedFiles > 0, a directory of 1 to mixedDirs subdirectories
+	// and mixedFiles other entries or more is handed over unread.
+	mixedDirs  uint16
+	mixedFiles uint16
 }
 
 // Tree flags beside ATime, MTime and CTime, shared with csrc/bulk.h.
@@ -76,6 +79,21 @@ const (
 	TreeOneFS Mode = 0x100
 	// TreeAllLinks counts every link of a file (du -l).
 	TreeAllLinks Mode = 0x200
+	// TreeHandMixed ends the walk at a directory that holds 1 to
+	// MixedDirs subdirectories and MixedFiles other entries or more (by
+	// the types the listing gives), handed over unread as one too big
+	// is: where a worker is idle, the caller examines its subdirectories
+	// first and passes them on, then its files meanwhile.
+	TreeHandMixed Mode = 0x400
+)
+
+// The directories worth passing on before their files are examined: at
+// most MixedDirs subdirectories (each is then visited on its own, not in
+// a subtree walk) and MixedFiles other entries or more (the work done
+// meanwhile).
+const (
+	MixedDirs  = 16
+	MixedFiles = 32
 )
 
 // Buffer sizes of a subtree walk.
@@ -167,7 +185,8 @@ func (r *Reader) TreeLen() int { return r.nnodes }
 // the identities of the root and the directories above it (nil: none): a
 // subdirectory that is one of them, or one of the nodes above it, is left
 // out (a bind mount of an ancestor); each check is O(1) on any depth.
-// mode may hold ATime, MTime or CTime, TreeOneFS (then entries off rootDev are left out) and TreeAllLinks.
+// mode may hold ATime, MTime or CTime, TreeOneFS (then entries off rootDev are left out), TreeAllLinks
+// and TreeHandMixed.
 func (r *Reader) Tree(rootfd int, rootDev uint64, anc *Idents, budget int, mode Mode) Tree {
 	return r.treeCall(coreTree, rootfd, rootDev, anc, budget, mode)
 }
@@ -189,6 +208,9 @@ func (r *Reader) treeCall(walk func(*treeCtl, int, []uint64, *Reader), rootfd in
 		tnamesCap: uint32(len(r.tnames)), recCap: uint32(len(r.trecs)), namesCap: uint32(len(r.tlnames)),
 		dbufCap: uint32(len(r.dbuf)), budget: uint32(min(budget, 1<<30)), nanc: uint32(len(slots) / 3),
 		rootDev: rootDev, nnodes: uint32(r.nnodes), tnamesLen: uint32(r.tnamesLen),
+	}
+	if mode&TreeHandMixed != 0 {
+		t.mixedDirs, t.mixedFiles = MixedDirs, MixedFiles
 	}
 	walk(t, rootfd, slots, r)
 	r.nnodes = 0

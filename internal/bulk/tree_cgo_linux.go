@@ -17,6 +17,8 @@ const (
 	_ = uintptr(C.sizeof_godu_tnode - unsafe.Sizeof(TreeNode{}))
 	_ = uintptr(unsafe.Sizeof(treeCtl{}) - C.sizeof_godu_tree)
 	_ = uintptr(C.sizeof_godu_tree - unsafe.Sizeof(treeCtl{}))
+	_ = uintptr(unsafe.Offsetof(treeCtl{}.mixedFiles) - unsafe.Offsetof(C.godu_tree{}.mixed_files))
+	_ = uintptr(unsafe.Offsetof(C.godu_tree{}.mixed_files) - unsafe.Offsetof(treeCtl{}.mixedFiles))
 	_ = uintptr(unsafe.Offsetof(TreeNode{}.FTnsec) - unsafe.Offsetof(C.godu_tnode{}.ftnsec))
 	_ = uintptr(unsafe.Offsetof(C.godu_tnode{}.ftnsec) - unsafe.Offsetof(TreeNode{}.FTnsec))
 	_ = uintptr(unsafe.Offsetof(TreeNode{}.Fd) - unsafe.Offsetof(C.godu_tnode{}.fd))

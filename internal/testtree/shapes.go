@@ -23,7 +23,7 @@ type Shape struct {
 	NameLen int    // bytes per generated name (1..255); 0 means short names
 	Binary  bool   // names hold bytes that are not UTF-8
 	Outside bool   // every file gets a second link outside the tree
-	Files   int    // k-ary: files in each directory (default 1)
+	Files   int    // k-ary, chain, comb: files in each directory (default 1)
 	// Random trees: Links adds hard links between directories (to files
 	// in a pool directory inside the tree), DirLinks symlinks to
 	// directories inside the tree, ancestors among them.
@@ -39,6 +39,10 @@ func RandomShape(rng *rand.Rand, maxEntries int) Shape {
 	switch rng.Intn(8) {
 	case 0:
 		s.Kind, s.Size = "chain", 1+rng.Intn(maxEntries/2)
+		if rng.Intn(2) == 0 { // many files at every level
+			s.Files = 1 + rng.Intn(60)
+			s.Size = 1 + rng.Intn(max(1, maxEntries/(2*(s.Files+1))))
+		}
 	case 1:
 		s.Kind, s.Size = "comb", 1+rng.Intn(maxEntries/4)
 	case 2:
@@ -168,15 +172,18 @@ func (g *gen) file(dir, i int) string {
 	return name
 }
 
-// chain makes depth nested directories, each holding a file; a comb
-// adds an empty directory and a symlink beside each file.
+// chain makes depth nested directories, each holding the shape's Files
+// files (one by default); a comb adds an empty directory and a symlink
+// beside them.
 func (g *gen) chain(fd, depth int, comb bool) {
 	fd, err := unix.Dup(fd)
 	if err != nil {
 		g.t.Fatal(err)
 	}
 	for i := 0; i < depth; i++ {
-		g.file(fd, i)
+		for j := range max(g.s.Files, 1) {
+			g.file(fd, i+j)
+		}
 		if comb {
 			if err := unix.Mkdirat(fd, g.name('e'), 0o755); err != nil {
 				g.t.Fatal(err)

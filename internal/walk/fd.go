@@ -29,9 +29,9 @@ type descriptor struct {
 }
 
 // hold sets the claims on the descriptor: one for each subdirectory that
-// will open relative to it, and one while the directory's own visit lasts
-// (the visit releases it at its end; a subtree walk's stand-in, never
-// visited, has none).
+// will open relative to it (a subtree walk's stand-in, never visited), or
+// one while the directory's own visit lasts, which adds one for each
+// subdirectory it passes on (scan.claim) and releases its own at its end.
 func (f *descriptor) hold(claims int32) { f.claims.Store(claims) }
 
 // release drops one claim; the last closes the descriptor.
@@ -58,6 +58,14 @@ func (f *descriptor) use(reopen func() (int, error), mode bulk.Mode, dev uint64)
 	}
 	f.users++
 	return f.Fd(), nil
+}
+
+// begin starts a use that is not an opening: the directory's own visit,
+// which reads it. Call done after.
+func (f *descriptor) begin() {
+	f.mu.Lock()
+	f.users++
+	f.mu.Unlock()
 }
 
 // done ends a use.

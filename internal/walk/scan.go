@@ -63,6 +63,10 @@ type scan struct {
 	subtrees    bool
 	subtreeMode bulk.Mode
 
+	// running counts the goroutines the group runs (tryGo): below its
+	// limit, a worker is idle (idle).
+	running atomic.Int32
+
 	em *emitter // with Options.Stream
 	// heap: the shared stack is a heap in du's order (order.go), for a
 	// stream where what is complete may wait on it (not linksNow).
@@ -153,6 +157,25 @@ func (sc *scan) work(wk *worker) {
 		}
 		sc.visitChain(wk, d, -1)
 	}
+}
+
+// tryGo runs f on a goroutine of the group if one of its slots is free.
+func (sc *scan) tryGo(f func() error) bool {
+	sc.running.Add(1)
+	if sc.g.TryGo(func() error {
+		defer sc.running.Add(-1)
+		return f()
+	}) {
+		return true
+	}
+	sc.running.Add(-1)
+	return false
+}
+
+// idle reports whether a slot of the group is free: a worker started now
+// would find nothing to do but what is passed on from here.
+func (sc *scan) idle() bool {
+	return mixedPass && int(sc.running.Load()) < sc.w.opts.Jobs-1
 }
 
 // workFromStack is a worker started to take directories from the shared

@@ -14,21 +14,20 @@ import (
 // a huge directory does not serialise on one core. With subtree walks,
 // each examined batch's subdirectories are read by one, on its examiner:
 // a directory of many subdirectories costs a call per batch, not a visit
-// per subdirectory. What those walks leave (rest) waits until the listing
-// is done, for visit to count it in d's claims before anything opens
-// relative to d.
-func (sc *scan) readRest(wk *worker, d *dir) (rest *restTrees, err error) {
+// per subdirectory. Subdirectories found, and what those walks leave, are
+// passed on batch by batch, while the listing goes on.
+func (sc *scan) readRest(wk *worker, d *dir) error {
 	rd := wk.rd
 	if !bulk.CanSplit {
 		for {
 			b, err := rd.Read(&d.fd.Dir)
 			sc.addBatch(wk, d, &b, false)
+			sc.passSubdirs(d)
 			if err != nil || !b.More {
-				return nil, err
+				return err
 			}
 		}
 	}
-	rest = &restTrees{}
 	d.fd.SetMode(sc.mode | bulk.NamesOnly)
 	fd := d.fd.Fd()
 	// The listing stays here; listed batches go to a short queue that
@@ -41,12 +40,25 @@ func (sc *scan) readRest(wk *worker, d *dir) (rest *restTrees, err error) {
 		b  bulk.Batch
 	}
 	queue := make(chan listed, sc.w.opts.Jobs)
+	// An examiner examines the entries that may be subdirectories first
+	// and passes on what is below them, then the others.
 	examine := func(l listed) {
-		b := l.wk.rd.Stat(fd, d.dev, l.b, sc.mode)
+		k := l.wk.dirsFirst(l.b)
+		head := l.b
+		head.Records = head.Records[:k]
+		head = l.wk.rd.Stat(fd, d.dev, head, sc.mode)
+		var nexts []handed
 		if sc.subtrees {
-			sc.addBatchTrees(l.wk, d, b, rest)
+			nexts = sc.addBatchTrees(l.wk, d, head)
 		} else {
-			sc.addBatch(l.wk, d, &b, false)
+			sc.addBatch(l.wk, d, &head, false)
+			sc.passSubdirs(d)
+		}
+		b := l.wk.rd.Stat(fd, d.dev, afterFirst(l.b, k), sc.mode)
+		sc.addBatch(l.wk, d, &b, false)
+		sc.passSubdirs(d) // (one the listing did not type as a directory)
+		for _, h := range nexts {
+			sc.visitChain(l.wk, h.d, h.fd)
 		}
 		sc.w.putWorker(l.wk)
 	}
@@ -59,6 +71,7 @@ func (sc *scan) readRest(wk *worker, d *dir) (rest *restTrees, err error) {
 		return nil
 	}
 	nexaminers := 0
+	var err error
 	for more := true; more && err == nil; {
 		var names bulk.Batch
 		names, err = rd.Read(&d.fd.Dir)
@@ -67,7 +80,7 @@ func (sc *scan) readRest(wk *worker, d *dir) (rest *restTrees, err error) {
 		l := listed{lw, lw.rd.Adopt(rd, names)}
 		if nexaminers < sc.w.opts.Jobs-1 {
 			examiners.Add(1)
-			if sc.g.TryGo(examiner) {
+			if sc.tryGo(examiner) {
 				nexaminers++
 			} else {
 				examiners.Done()
@@ -84,14 +97,16 @@ func (sc *scan) readRest(wk *worker, d *dir) (rest *restTrees, err error) {
 		examine(l)
 	}
 	examiners.Wait()
-	return rest, err
+	return err
 }
 
 // addBatchTrees adds batch b of d's entries as addBatch does, its
 // subdirectories read by subtree walks on wk, treeChunk records at a
 // time so that each walk has room for what it finds below them; what the
-// walks leave goes to rest.
-func (sc *scan) addBatchTrees(wk *worker, d *dir, b bulk.Batch, rest *restTrees) {
+// walks leave is passed on. A directory a walk handed over open goes to a
+// worker started for it, or, with no slot free, is returned, for the
+// caller to visit once wk's buffers no longer hold b.
+func (sc *scan) addBatchTrees(wk *worker, d *dir, b bulk.Batch) (nexts []handed) {
 	recs := b.Records
 	for first := true; first || len(recs) > 0; first = false {
 		part := b
@@ -102,35 +117,65 @@ func (sc *scan) addBatchTrees(wk *worker, d *dir, b bulk.Batch, rest *restTrees)
 		}
 		wk.rd.TreeStart()
 		sc.addBatch(wk, d, &part, true)
+		sc.passSubdirs(d) // those the walk had no room for
 		if wk.rd.TreeLen() == 0 {
 			continue
 		}
-		left, next, nextFd, direct, directLeft := sc.readSubtrees(wk, d)
-		rest.mu.Lock()
-		rest.left = append(rest.left, left...)
-		if next != nil {
-			rest.next = append(rest.next, handed{next, nextFd})
+		left, next, nextFd, direct, directLeft := sc.readSubtrees(wk, d, false)
+		sc.pass(d, left, direct, directLeft)
+		if next != nil && !sc.visitOn(next, nextFd) {
+			nexts = append(nexts, handed{next, nextFd})
 		}
-		rest.direct += direct
-		rest.opening += directLeft
-		rest.mu.Unlock()
 	}
+	return nexts
+}
+
+// visitOn visits d, open as fd, on a worker started for it (then the
+// shared stack), if a slot is free.
+func (sc *scan) visitOn(d *dir, fd int) bool {
+	return sc.tryGo(func() error {
+		wk := sc.w.getWorker()
+		sc.visitChain(wk, d, fd)
+		sc.work(wk)
+		sc.w.putWorker(wk)
+		return nil
+	})
+}
+
+// dirsFirst moves the records of b, just listed (NamesOnly) into wk's
+// Reader, that may be subdirectories by the listing's types (Directory,
+// Unknown) to the front, the others after them, both in listing order,
+// and returns how many may be subdirectories: Stat examines a Reader's
+// first records, the first part now, afterFirst's after.
+func (wk *worker) dirsFirst(b bulk.Batch) int {
+	recs := b.Records
+	ds := wk.dirRecs[:0]
+	j := 0
+	for i := range recs {
+		if t := recs[i].Type; t == bulk.Directory || t == bulk.Unknown {
+			ds = append(ds, recs[i])
+		} else {
+			recs[j] = recs[i]
+			j++
+		}
+	}
+	copy(recs[len(ds):], recs[:j])
+	copy(recs, ds)
+	wk.dirRecs = ds[:0]
+	return len(ds)
+}
+
+// afterFirst is the rest of b once its first k records were examined (and
+// no longer needed): moved to the front of its Reader's buffers.
+func afterFirst(b bulk.Batch, k int) bulk.Batch {
+	n := copy(b.Records, b.Records[k:])
+	b.Records = b.Records[:n]
+	return b
 }
 
 // treeChunk is how many records of an examined batch go to one subtree
 // walk: half its node room, the rest left for what it finds.
 const treeChunk = bulk.TreeNodes / 2
-
-// restTrees is what the subtree walks of readRest's examiners left:
-// directories to visit (left, and next: each open already, handed on by
-// its walk), how many of both are d's own subdirectories (direct), and
-// how many of those open relative to d (opening).
-type restTrees struct {
-	mu              sync.Mutex
-	left            []*dir
-	next            []handed
-	direct, opening int
-}
 
 // handed is a directory a subtree walk opened and left, and its descriptor.
 type handed struct {
@@ -189,7 +234,7 @@ func (sc *scan) statListed(wk *worker, d *dir, b bulk.Batch) (bulk.Batch, *liste
 	head, t.tb = t.wk.rd.Split(wk.rd, b, n/2)
 	t.stat = func() { t.b = t.wk.rd.Stat(fd, d.dev, t.tb, sc.mode) }
 	t.wait.Add(1)
-	if !sc.g.TryGo(func() error {
+	if !sc.tryGo(func() error {
 		if t.claimed.CompareAndSwap(false, true) {
 			t.stat()
 			t.wait.Done()
@@ -201,4 +246,42 @@ func (sc *scan) statListed(wk *worker, d *dir, b bulk.Batch) (bulk.Batch, *liste
 	}
 	head.More = b.More
 	return stat(head), t
+}
+
+// mixedPass: a directory visited while a worker is idle may pass its
+// subdirectories on before it examines its files (passMixed); and
+// mixedPasses counts those that did. For tests.
+var (
+	mixedPass   = true
+	mixedPasses atomic.Int64
+)
+
+// passMixed examines b, the entries just listed (NamesOnly) from d by wk,
+// while a worker is idle: those that may be subdirectories first, and the
+// subdirectories among them passed on before the others are examined
+// (what is returned), so that the idle worker reads below while this one
+// examines the files, where a chain of such directories would run on one
+// worker. It does so where b is not the whole directory (its
+// subdirectories are visited one by one then, not by a subtree walk), or
+// holds 1 to bulk.MixedDirs of them among bulk.MixedFiles others or more.
+// Else, or for the others, a batch of many entries is examined by two
+// workers (statListed: tail).
+func (sc *scan) passMixed(wk *worker, d *dir, b bulk.Batch) (rest bulk.Batch, tail *listedTail) {
+	ndir := 0
+	for i := range b.Records {
+		if t := b.Records[i].Type; t == bulk.Directory || t == bulk.Unknown {
+			ndir++
+		}
+	}
+	if ndir == 0 || !b.More && (ndir > bulk.MixedDirs || len(b.Records)-ndir < bulk.MixedFiles) {
+		return sc.statListed(wk, d, b)
+	}
+	mixedPasses.Add(1)
+	k := wk.dirsFirst(b)
+	head := b
+	head.Records = b.Records[:k]
+	head = wk.rd.Stat(d.fd.Fd(), d.dev, head, sc.mode)
+	sc.addBatch(wk, d, &head, false)
+	sc.passSubdirs(d)
+	return sc.statListed(wk, d, afterFirst(b, k))
 }

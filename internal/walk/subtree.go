@@ -19,9 +19,18 @@ import (
 // opened and ended at (too big for it, say) is not among left but next,
 // open as nextFd (rewound): the caller visits it right away, from that
 // descriptor, and never opens it again; it is counted as a left one.
-func (sc *scan) readSubtrees(wk *worker, d *dir) (left []*dir, next *dir, nextFd int, direct, directLeft int) {
+//
+// With mixed, while a worker is idle, the walk ends at a directory of a
+// few subdirectories among many files, handed on as next: visited here,
+// it passes its subdirectories on before its files are examined
+// (passMixed).
+func (sc *scan) readSubtrees(wk *worker, d *dir, mixed bool) (left []*dir, next *dir, nextFd int, direct, directLeft int) {
 	nextFd = -1
-	t := wk.rd.Tree(d.fd.Fd(), sc.rootDev, wk.anc.at(d), sc.subtreeBudget(), sc.subtreeMode)
+	mode := sc.subtreeMode
+	if mixed && sc.idle() {
+		mode |= bulk.TreeHandMixed
+	}
+	t := wk.rd.Tree(d.fd.Fd(), sc.rootDev, wk.anc.at(d), sc.subtreeBudget(), mode)
 	wk.dirs.Add(int64(t.Dirs))
 	wk.files.Add(int64(t.Files))
 	wk.blocks.Add(t.Sum.Blocks)

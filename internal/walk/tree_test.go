@@ -49,6 +49,19 @@ func randomTree(t *testing.T, seed int64) string {
 		os.Link(filepath.Join(linked, "orig"), filepath.Join(linked, fmt.Sprintf("l%d", i)))
 	}
 	os.MkdirAll(filepath.Join(root, "t", "empty", "e", "e"), 0o755)
+	// A chain whose every level holds a few subdirectories among many
+	// files (passMixed), some of them hard links to the level above.
+	level := filepath.Join(root, "t", "d1", "chain")
+	for i := 0; i < 30; i++ {
+		os.MkdirAll(filepath.Join(level, "empty"), 0o755)
+		for j := 0; j < bulk.MixedFiles+rng.Intn(20); j++ {
+			os.WriteFile(filepath.Join(level, fmt.Sprintf("f%02d", j)), make([]byte, rng.Intn(9000)), 0o644)
+		}
+		if i > 0 && i%3 == 0 {
+			os.Link(filepath.Join(filepath.Dir(level), "f00"), filepath.Join(level, "up"))
+		}
+		level = filepath.Join(level, fmt.Sprint("c", i))
+	}
 	return filepath.Join(root, "t")
 }
 
@@ -254,5 +267,37 @@ func TestOperandSplit(t *testing.T) {
 				sameReport(t, fmt.Sprintf("%s %+v split at %d", op, opts, n), got, want, stats, wantStats)
 			}
 		}
+	}
+}
+
+// TestPassMixed compares walks in which a directory of a few
+// subdirectories among many files passes them on before it examines its
+// files, while a worker is idle (passMixed, and subtree walks that hand
+// such a directory over), with walks in which none does: same totals at
+// every reported node, same counts, same stream; and such directories
+// were passed on.
+func TestPassMixed(t *testing.T) {
+	defer func(on bool) { mixedPass = on }(mixedPass)
+	path := randomTree(t, 9)
+	passes := mixedPasses.Load()
+	for _, opts := range []Options{
+		{MaxDepth: 0}, {MaxDepth: -1}, {MaxDepth: -1, Jobs: 16}, {MaxDepth: 2, Jobs: 3, Time: bulk.MTime},
+		{MaxDepth: -1, ListFiles: true, Jobs: 4}, {MaxDepth: -1, CountLinks: true, Jobs: 2},
+	} {
+		mixedPass = false
+		wantStream := treeEntries(t, opts, path)
+		if !opts.ListFiles { // (report's OnNode check counts directories only)
+			want, wantStats := report(t, opts, path)
+			mixedPass = true
+			got, stats := report(t, opts, path)
+			sameReport(t, fmt.Sprintf("%+v", opts), got, want, stats, wantStats)
+		}
+		mixedPass = true
+		if got := streamEntries(t, opts, path); strings.Join(got, "\n") != strings.Join(wantStream, "\n") {
+			t.Errorf("%+v: the stream differs from the tree's without passMixed", opts)
+		}
+	}
+	if bulk.CanSplit && mixedPasses.Load() == passes {
+		t.Error("no directory passed its subdirectories on before its files")
 	}
 }

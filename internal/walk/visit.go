@@ -1,6 +1,7 @@
 package walk
 
 import (
+	"runtime"
 	"sync/atomic"
 
 	"github.com/godu-sh/godu/internal/bulk"
@@ -51,6 +52,14 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 	var b bulk.Batch
 	var err error
 	var tail *listedTail // the operand's first batch, examined by a second worker
+	// mixed: a worker is idle; d is listed first and examined after, so
+	// that its subdirectories may go to that worker before its files are
+	// examined (passMixed).
+	mixed := d.parent != nil && bulk.CanSplit && sc.mode&bulk.DirStat == 0 && sc.idle()
+	listMode := sc.mode
+	if mixed {
+		listMode |= bulk.NamesOnly
+	}
 	if d.parent == nil && bulk.CanSplit {
 		// The operand is listed first and examined after: a first
 		// batch of many entries is then examined by two workers at
@@ -63,7 +72,7 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 		// An operand, or a directory its parent's subtree walk opened
 		// and handed on (rewound), which is read from that descriptor
 		// as if opened here.
-		d.fd.OpenFd(fd, sc.mode, d.dev)
+		d.fd.OpenFd(fd, listMode, d.dev)
 		b, err = rd.Read(&d.fd.Dir)
 	} else {
 		// d opens below its parent's descriptor. Out of descriptors,
@@ -88,12 +97,12 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 				}
 			}
 			if fd >= 0 {
-				d.fd.OpenFd(fd, sc.mode, d.dev)
+				d.fd.OpenFd(fd, listMode, d.dev)
 				b, err = rd.Read(&d.fd.Dir)
 			} else {
 				var pfd int
 				if pfd, err = sc.useFd(d.parent); err == nil {
-					d.fd.Open(pfd, d.name, sc.mode, d.dev)
+					d.fd.Open(pfd, d.name, listMode, d.dev)
 					b, err = rd.Read(&d.fd.Dir)
 					d.parent.fd.done()
 					if waits == 0 && d.fd.Fd() >= 0 {
@@ -119,6 +128,16 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 		sc.partDone(d)
 		return nil, -1
 	}
+	// Subdirectories are passed on (pass) as soon as they are found, while
+	// d is still read: its descriptor holds the visit's own claim and use
+	// until the end, so that neither their opening relative to it nor a
+	// walk short of descriptors closes it meanwhile.
+	d.fd.hold(1)
+	d.fd.begin()
+	if mixed && d.fd.Fd() >= 0 {
+		d.fd.SetMode(sc.mode)
+		b, tail = sc.passMixed(wk, d, b)
+	}
 	if d.parent == nil && err == nil && len(b.Records) == 0 && !b.More && tail == nil {
 		d.empty = true
 	}
@@ -134,9 +153,9 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 		sc.addBatch(wk, d, &tb, toSubtree)
 		sc.w.putWorker(tail.wk)
 	}
-	var rest *restTrees
 	if err == nil && b.More {
-		rest, err = sc.readRest(wk, d)
+		sc.passSubdirs(d) // before the rest is read
+		err = sc.readRest(wk, d)
 	}
 	if err != nil {
 		sc.fail(d, "read directory", d.path(), err)
@@ -152,42 +171,66 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 	direct, opening := len(subdirs), len(subdirs)
 	if toSubtree && rd.TreeLen() > 0 {
 		var n, nleft int
-		left, next, nextFd, n, nleft = sc.readSubtrees(wk, d)
+		left, next, nextFd, n, nleft = sc.readSubtrees(wk, d, true)
 		direct += n
 		opening += nleft
 	}
-	var nexts []handed // more directories handed on open, visited here
-	if rest != nil {
-		left = append(left, rest.left...)
-		direct += rest.direct
-		opening += rest.opening
-		nexts = rest.next
-		if next == nil && len(nexts) > 0 {
-			next, nextFd, nexts = nexts[0].d, nexts[0].fd, nexts[1:]
-		}
-	}
-	atomic.AddInt32(&d.pending, int32(direct))
-	d.fd.hold(int32(opening) + 1)
-	d.fd.release() // our own claim: closes now if there are no subdirectories
+	left = append(left, subdirs...)
+	sc.count(d, direct, opening)
+	d.fd.done()
+	d.fd.release() // the visit's claim: closes now if no subdirectory is left to open
 	if sc.em != nil && d.node != nil {
 		sc.streamListed(d)
 	}
 	// The subdirectories go on the walk's shared stack, where any worker
 	// takes the next; new workers are started while slots are free
 	// (TryGo), and this one goes on with the next itself (work).
-	sc.push(subdirs)
 	sc.push(left)
-	n := len(subdirs) + len(left)
+	n := len(left)
 	if next != nil {
 		n++ // this worker goes on with next
 	}
-	for i := 1; i < n && sc.g.TryGo(sc.workFromStack); i++ {
-	}
-	for _, h := range nexts {
-		sc.visitChain(wk, h.d, h.fd)
+	for i := 1; i < n && sc.tryGo(sc.workFromStack); i++ {
 	}
 	sc.partDone(d)
 	return next, nextFd
+}
+
+// count counts, in d's pending parts, direct more of its subdirectories
+// (or directories standing for them), and in its descriptor's claims
+// opening more that will open relative to it: before they are pushed.
+func (sc *scan) count(d *dir, direct, opening int) {
+	atomic.AddInt32(&d.pending, int32(direct))
+	d.fd.claims.Add(int32(opening))
+}
+
+// pass hands ds, found below d while d is still read, on to the shared
+// stack (direct and opening as for count), starting workers for them
+// while slots are free: this one goes on reading d.
+func (sc *scan) pass(d *dir, ds []*dir, direct, opening int) {
+	sc.count(d, direct, opening)
+	sc.push(ds)
+	started := false
+	for range ds {
+		if !sc.tryGo(sc.workFromStack) {
+			break
+		}
+		started = true
+	}
+	if started {
+		runtime.Gosched()
+	}
+}
+
+// passSubdirs passes on the subdirectories addBatch listed in d so far.
+func (sc *scan) passSubdirs(d *dir) {
+	d.mu.Lock()
+	ds := d.subdirs
+	d.subdirs = nil
+	d.mu.Unlock()
+	if len(ds) > 0 {
+		sc.pass(d, ds, len(ds), len(ds))
+	}
 }
 
 // addBatch adds one batch of d's entries: folded sums and files to d's totals,

@@ -26,6 +26,8 @@ type worker struct {
 	leftKids []int32
 	tdirs    []*dir
 	sub      []Totals
+	// Scratch of dirsFirst.
+	dirRecs []bulk.Record
 	// Scratch of streamTreeLinks.
 	holder []*dir
 	under  []int32
