@@ -48,7 +48,7 @@ func syscallsPerEntry(t *testing.T, limits []int) {
 	// filechain: a few subdirectories among many files at every level
 	// (passed on before the files are examined).
 	shapes := append(testtree.Shapes(), testtree.Shape{Name: "deepchain", Kind: "chain", Size: 3000},
-		testtree.Shape{Name: "filechain", Kind: "comb", Size: 150, Files: 40},
+		testtree.Shape{Name: "filechain", Kind: "comb", Size: 60, Files: 40},
 		testtree.Shape{Name: "snapshot", Kind: "kary", Size: 4, K: 4, Files: 40, Outside: true})
 	for _, s := range shapes {
 		t.Run(s.Name, func(t *testing.T) {

@@ -31,7 +31,7 @@ type descriptor struct {
 // hold sets the claims on the descriptor: one for each subdirectory that
 // will open relative to it (a subtree walk's stand-in, never visited), or
 // one while the directory's own visit lasts, which adds one for each
-// subdirectory it passes on (scan.claim) and releases its own at its end.
+// subdirectory it passes on (scan.count) and releases its own at its end.
 func (f *descriptor) hold(claims int32) { f.claims.Store(claims) }
 
 // release drops one claim; the last closes the descriptor.

@@ -52,7 +52,7 @@ func randomTree(t *testing.T, seed int64) string {
 	// A chain whose every level holds a few subdirectories among many
 	// files (passMixed), some of them hard links to the level above.
 	level := filepath.Join(root, "t", "d1", "chain")
-	for i := 0; i < 30; i++ {
+	for i := 0; i < 12; i++ {
 		os.MkdirAll(filepath.Join(level, "empty"), 0o755)
 		for j := 0; j < bulk.MixedFiles+rng.Intn(20); j++ {
 			os.WriteFile(filepath.Join(level, fmt.Sprintf("f%02d", j)), make([]byte, rng.Intn(9000)), 0o644)
