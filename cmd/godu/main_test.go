@@ -379,6 +379,7 @@ func TestLargeDirectory(t *testing.T) {
 // ones, ones with hard links between them, and ones too big for a walk
 // (handed over open), among plain files.
 func TestBigDirectoryOfSubtrees(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	dir := filepath.Join(root, "big")
 	os.Mkdir(dir, 0o755)

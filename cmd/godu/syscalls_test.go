@@ -23,6 +23,7 @@ const openSlack = 16
 // every generated shape: exactly one statx per entry and one openat per
 // directory (plus openSlack per walk), at any number of workers.
 func TestSyscallsPerEntry(t *testing.T) {
+	t.Parallel()
 	syscallsPerEntry(t, []int{0})
 }
 
@@ -87,6 +88,7 @@ func syscallsPerEntry(t *testing.T, limits []int) {
 // directories of 300 and 600 subdirectories two levels below it (before:
 // 997 openat for 948 directories with -s).
 func TestSyscallsBigDirs(t *testing.T) {
+	t.Parallel()
 	if !straceWorks() {
 		t.Skip("strace not installed or cannot trace here")
 	}
