@@ -469,6 +469,18 @@ func TestExcludeEmptySuffix(t *testing.T) {
 	}
 }
 
+// TestExcludeDeepChain: patterns on a chain 300 directories deep, each
+// holding a file "f", as du matches them (godu tries most patterns
+// against one part of each path, du against every part).
+func TestExcludeDeepChain(t *testing.T) {
+	root := t.TempDir()
+	testtree.DeepChain(t, root, 300, "d")
+	for _, p := range []string{"*.x", "*/f", "d*f", "d/d", "f", "?", "[d]", "[!d]*", "x*", "d/*/f", "*d?d*", "\\d"} {
+		compare(t, root, []string{"-a", "--exclude=" + p}, []string{"d"})
+	}
+	compare(t, root, []string{"-s", "--exclude=d*.x", "--exclude=d/d/f"}, []string{"d", "d/d/d/"})
+}
+
 // TestExcludeFromSparse: -X reads its file a line at a time in bounded
 // memory, a hole read as the NULs it holds (a NUL ends a pattern, and no
 // line ends in a hole). Patterns around a 100 MiB hole match as du's; a

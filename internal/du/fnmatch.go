@@ -2,6 +2,9 @@ package du
 
 import (
 	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
 	"unicode"
 )
 
@@ -9,93 +12,315 @@ import (
 // shell wildcards with fnmatch's default rules ('*' and '?' match '/'
 // too, a leading '.' is not special, '\' quotes), tried against the whole
 // path and against every part of it that follows a '/'.
+//
+// du runs fnmatch on each of those parts: on a path d directories deep,
+// d matches of up to its whole length, and a chain of d levels costs d³.
+// Match tries at most one part for most patterns (those without a
+// bracket before their first '*'); see suffixes.
 type Excluder struct {
-	patterns []string
+	patterns []pattern
+}
+
+// pattern is a pattern as bytes, and as characters when it is valid UTF-8
+// (chars.p nil otherwise).
+type pattern struct {
+	bytes, chars compiled
+}
+
+// compiled is a pattern's units, the index of its first '*' and the
+// units what comes before it matches (see head); and, when what follows
+// its last '*' is of a fixed length (t units, else t is -1), the index of
+// that last '*'.
+type compiled struct {
+	p     []rune
+	star  int
+	h     int
+	fixed bool
+	last  int
+	t     int
+}
+
+func compile(p []rune, wide bool) compiled {
+	c := compiled{p: p, t: -1}
+	c.star, c.h, c.fixed = head(p, wide)
+	for at := c.star; c.fixed && at >= 0; {
+		star, h, fixed := head(p[at+1:], wide)
+		if !fixed {
+			break
+		}
+		if star < 0 {
+			c.last, c.t = at, h
+			break
+		}
+		at += 1 + star
+	}
+	return c
+}
+
+// rest reports whether the pattern from its first '*' on matches m: where
+// what follows its last '*' is of fixed length, m's last t units must
+// match it, and what is between the two '*' the rest of m.
+func (c *compiled) rest(m []rune, wide bool) bool {
+	if c.t < 0 {
+		return matchUnits(c.p[c.star:], m, wide)
+	}
+	end := len(m) - c.t
+	if end < 0 || !matchUnits(c.p[c.last+1:], m[end:], wide) {
+		return false
+	}
+	return c.last == c.star || matchUnits(c.p[c.star:c.last+1], m[:end], wide)
 }
 
 // Add adds a pattern.
-func (x *Excluder) Add(p string) { x.patterns = append(x.patterns, p) }
+func (x *Excluder) Add(p string) {
+	pt := pattern{bytes: compile(byteUnits(p), false)}
+	if r, ok := glibcRunes(p); ok {
+		pt.chars = compile(r, true)
+	}
+	x.patterns = append(x.patterns, pt)
+}
 
 // Empty reports whether there is no pattern.
 func (x *Excluder) Empty() bool { return len(x.patterns) == 0 }
 
 // Match reports whether path is excluded.
-func (x *Excluder) Match(path string) bool {
-	wide := utf8Locale()
+func (x *Excluder) Match(path string) bool { return x.match(path, utf8Locale()) }
+
+// matchTries counts the matches of a pattern's part that may run the
+// path's whole length (the part from its first '*' on, or a pattern
+// matched against every part of the path). For tests.
+var matchTries atomic.Int64
+
+// match is Match in the C locale (wide false) or a UTF-8 one. fnmatch
+// matches a part of the path as characters when both are valid UTF-8,
+// then as bytes: a part matches in either way, so the whole path does
+// when some part matches as characters or some part as bytes.
+func (x *Excluder) match(path string, wide bool) bool {
+	bufs := unitsPool.Get().(*[2]units)
+	defer unitsPool.Put(bufs)
+	bytes, chars := &bufs[0], &bufs[1]
+	bytes.n, chars.n = bytes.n[:0], chars.n[:0]
+	var haveBytes, haveChars bool
 	for _, p := range x.patterns {
-		if fnmatch(p, path, wide) {
-			return true
-		}
-		for i := 0; i < len(path); i++ {
-			if path[i] == '/' && (i+1 == len(path) || path[i+1] != '/') && fnmatch(p, path[i+1:], wide) {
+		if wide && p.chars.p != nil {
+			if !haveChars {
+				chars.validTail(path)
+				haveChars = true
+			}
+			if chars.ok && chars.match(&p.chars, true) {
 				return true
 			}
+		}
+		if !haveBytes {
+			n := slices.Grow(bytes.n[:0], len(path))[:len(path)]
+			for i := range n {
+				n[i] = rune(path[i])
+			}
+			bytes.n = n
+			bytes.partStarts(0)
+			haveBytes = true
+		}
+		if bytes.match(&p.bytes, false) {
+			return true
 		}
 	}
 	return false
 }
 
-// fnmatch is glibc's fnmatch(3) with flags 0. In a UTF-8 locale it
-// matches characters when pattern and name are both valid UTF-8 as glibc
-// decodes it (glibcRunes), and
-// bytes when they are not or when characters do not match; in the C
-// locale, bytes.
-func fnmatch(pattern, name string, wide bool) bool {
-	if wide {
-		p, okp := glibcRunes(pattern)
-		n, okn := glibcRunes(name)
-		if okp && okn && matchUnits(p, n, true) {
-			return true
-		}
-	}
-	return matchUnits(byteUnits(pattern), byteUnits(name), false)
+// unitsPool holds the buffers of match: a path as bytes and characters.
+var unitsPool = sync.Pool{New: func() any { return new([2]units) }}
+
+// units is a path as characters or bytes, and where the parts of it that
+// are tried begin (ascending, the first at 0 or, as characters, at the
+// first part from which the path is valid UTF-8). ok is false when no
+// part is (as characters).
+type units struct {
+	n      []rune
+	starts []int
+	ok     bool
 }
 
-// glibcRunes decodes s as glibc's UTF-8 does: sequences of up to six
-// bytes for code points up to 0x7FFFFFFF, past U+10FFFF too; overlong
-// forms and surrogates are invalid (ok false).
+// partStarts lists from and the indices after it that follow a '/' not
+// followed by another, as du's exclude does.
+func (u *units) partStarts(from int) {
+	n := u.n
+	u.starts = append(u.starts[:0], from)
+	for i := from; i < len(n); i++ {
+		if n[i] == '/' && (i+1 == len(n) || n[i+1] != '/') {
+			u.starts = append(u.starts, i+1)
+		}
+	}
+}
+
+// validTail sets u to path as characters from its first part that is
+// valid UTF-8 to the end (a part is valid when it and those after it are:
+// a '/' is never inside a character).
+func (u *units) validTail(path string) {
+	from, ok := 0, true
+	for i := 0; i < len(path); {
+		if path[i] < 0x80 {
+			i++
+			continue
+		}
+		_, n, valid := glibcNext(path, i)
+		if valid {
+			i += n
+			continue
+		}
+		// Invalid: the parts that begin after the next '/' not
+		// followed by another may be valid.
+		ok = false
+		for i++; i < len(path); i++ {
+			if path[i] == '/' && (i+1 == len(path) || path[i+1] != '/') {
+				from, ok = i+1, true
+				i++
+				break
+			}
+		}
+	}
+	u.ok = ok
+	if !ok {
+		return
+	}
+	n := slices.Grow(u.n[:0], len(path)-from)
+	for i := from; i < len(path); {
+		if c := path[i]; c < 0x80 {
+			n = append(n, rune(c))
+			i++
+			continue
+		}
+		r, size, _ := glibcNext(path, i)
+		n = append(n, r)
+		i += size
+	}
+	u.n = n
+	u.partStarts(0)
+}
+
+// match reports whether pattern p (as characters or bytes, as u) matches
+// one of u's parts. A pattern is a head without '*' and the rest: where
+// the head is of fixed length h (no bracket that fails to parse), a part
+// that matches starts with a match of the head, h units long, and the
+// rest, which begins with '*', matches anything that ends with what it
+// matches; so the first part whose first h units match the head decides.
+// Without a '*', only the part of exactly h units can match.
+func (u *units) match(c *compiled, wide bool) bool {
+	p, star, h, n := c.p, c.star, c.h, u.n
+	switch {
+	case !c.fixed:
+		for _, k := range u.starts {
+			matchTries.Add(1)
+			if matchUnits(p, n[k:], wide) {
+				return true
+			}
+		}
+		return false
+	case star < 0:
+		k := len(n) - h
+		if k < 0 || !slices.Contains(u.starts, k) {
+			return false
+		}
+		return matchUnits(p, n[k:], wide)
+	}
+	for _, k := range u.starts {
+		if k+h <= len(n) && matchUnits(p[:star], n[k:k+h], wide) {
+			matchTries.Add(1)
+			return c.rest(n[k+h:], wide)
+		}
+	}
+	return false
+}
+
+// head returns the index of p's first '*' outside brackets and escapes
+// (-1 if none), and how many units what comes before it matches: each
+// '?', escaped or plain character and bracket matches one. fixed is false
+// when a bracket there may fail to parse (bracketNoMatch), or the pattern
+// ends in a lone '\'.
+func head(p []rune, wide bool) (star, h int, fixed bool) {
+	for i := 0; i < len(p); {
+		switch p[i] {
+		case '*':
+			return i, h, true
+		case '\\':
+			if i+1 == len(p) {
+				return -1, 0, false
+			}
+			i += 2
+		case '[':
+			_, rest, state := matchBracket(p[i+1:], 0, wide)
+			switch state {
+			case bracketNoMatch:
+				return -1, 0, false
+			case bracketOpen:
+				i++
+			default:
+				i = len(p) - len(rest)
+			}
+		default:
+			i++
+		}
+		h++
+	}
+	return -1, h, true
+}
+
+// glibcRunes decodes s as glibc's UTF-8 does (glibcNext); ok is false
+// when s is not valid.
 func glibcRunes(s string) (r []rune, ok bool) {
 	r = make([]rune, 0, len(s))
 	for i := 0; i < len(s); {
-		c := s[i]
-		var n int
-		var least, cp rune
-		switch {
-		case c < 0x80:
-			r = append(r, rune(c))
-			i++
-			continue
-		case c >= 0xc2 && c <= 0xdf:
-			n, least, cp = 2, 0x80, rune(c&0x1f)
-		case c >= 0xe0 && c <= 0xef:
-			n, least, cp = 3, 0x800, rune(c&0x0f)
-		case c >= 0xf0 && c <= 0xf7:
-			n, least, cp = 4, 0x10000, rune(c&0x07)
-		case c >= 0xf8 && c <= 0xfb:
-			n, least, cp = 5, 0x200000, rune(c&0x03)
-		case c >= 0xfc && c <= 0xfd:
-			n, least, cp = 6, 0x4000000, rune(c&0x01)
-		default:
+		c, n, valid := glibcNext(s, i)
+		if !valid {
 			return nil, false
 		}
-		if i+n > len(s) {
-			return nil, false
-		}
-		for k := 1; k < n; k++ {
-			b := s[i+k]
-			if b&0xc0 != 0x80 {
-				return nil, false
-			}
-			cp = cp<<6 | rune(b&0x3f)
-		}
-		if cp < least || cp >= 0xd800 && cp <= 0xdfff {
-			return nil, false
-		}
-		r = append(r, cp)
+		r = append(r, c)
 		i += n
 	}
 	return r, true
 }
+
+// glibcNext decodes the character at s[i] as glibc's UTF-8 does: sequences
+// of up to six bytes for code points up to 0x7FFFFFFF, past U+10FFFF too;
+// overlong forms and surrogates are invalid (ok false).
+func glibcNext(s string, i int) (r rune, size int, ok bool) {
+	c := s[i]
+	var n int
+	var least, cp rune
+	switch {
+	case c < 0x80:
+		return rune(c), 1, true
+	case c >= 0xc2 && c <= 0xdf:
+		n, least, cp = 2, 0x80, rune(c&0x1f)
+	case c >= 0xe0 && c <= 0xef:
+		n, least, cp = 3, 0x800, rune(c&0x0f)
+	case c >= 0xf0 && c <= 0xf7:
+		n, least, cp = 4, 0x10000, rune(c&0x07)
+	case c >= 0xf8 && c <= 0xfb:
+		n, least, cp = 5, 0x200000, rune(c&0x03)
+	case c >= 0xfc && c <= 0xfd:
+		n, least, cp = 6, 0x4000000, rune(c&0x01)
+	default:
+		return 0, 0, false
+	}
+	if i+n > len(s) {
+		return 0, 0, false
+	}
+	for k := 1; k < n; k++ {
+		b := s[i+k]
+		if b&0xc0 != 0x80 {
+			return 0, 0, false
+		}
+		cp = cp<<6 | rune(b&0x3f)
+	}
+	if cp < least || cp >= 0xd800 && cp <= 0xdfff {
+		return 0, 0, false
+	}
+	return cp, n, true
+}
+
+// posixlyCorrect: POSIXLY_CORRECT is set to a value (then '^' does not
+// negate a bracket), read once.
+var posixlyCorrect = sync.OnceValue(func() bool { return os.Getenv("POSIXLY_CORRECT") != "" })
 
 func byteUnits(s string) []rune {
 	u := make([]rune, len(s))
@@ -183,7 +408,7 @@ const (
 // (after '[') is p, as glibc does: '!' (or '^' unless POSIXLY_CORRECT)
 // negates, a ']' first is literal, '\' quotes, [:class:], ranges by value.
 func matchBracket(p []rune, c rune, wide bool) (in bool, rest []rune, state int) {
-	negate := len(p) > 0 && (p[0] == '!' || p[0] == '^' && os.Getenv("POSIXLY_CORRECT") == "")
+	negate := len(p) > 0 && (p[0] == '!' || p[0] == '^' && !posixlyCorrect())
 	if negate {
 		p = p[1:]
 	}

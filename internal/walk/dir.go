@@ -24,7 +24,11 @@ type dir struct {
 	// when d is made (inherit).
 	top  *dir
 	plen int
-	st   *streamDir // with Options.Stream: kept for the emitter
+	// xpath: with Options.Exclude, d's path as matched when d was found,
+	// until d's entries are matched (their paths built from it, where
+	// building d's from its ancestors' names costs O(depth) in pointers).
+	xpath string
+	st    *streamDir // with Options.Stream: kept for the emitter
 
 	sub atomicTotals // the subtree so far
 	own atomicTotals // the directory and its files

@@ -157,6 +157,7 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 		sc.passSubdirs(d) // before the rest is read
 		err = sc.readRest(wk, d)
 	}
+	d.xpath = "" // every entry of d matched
 	if err != nil {
 		sc.fail(d, "read directory", d.path(), err)
 		if d.node != nil {
@@ -247,17 +248,21 @@ func (sc *scan) addBatch(wk *worker, d *dir, b *bulk.Batch, toSubtree bool) {
 	var files []*Node
 	var linkBuf [64]int32
 	links := linkBuf[:0] // records of hard-linked files
-	var dpath string
+	var dpath, epath string
 	if opts.Exclude != nil && len(b.Records) > 0 {
-		dpath = d.path()
+		if dpath = d.xpath; dpath == "" {
+			dpath = d.path()
+		}
 	}
 	for i := range b.Records {
 		rec := &b.Records[i]
-		if opts.Exclude != nil && opts.Exclude(Join(dpath, string(b.Name(rec)))) {
-			if opts.Details {
-				sc.streamLeftOut(d, b.Name(rec), flagPattern)
+		if opts.Exclude != nil {
+			if epath = Join(dpath, string(b.Name(rec))); opts.Exclude(epath) {
+				if opts.Details {
+					sc.streamLeftOut(d, b.Name(rec), flagPattern)
+				}
+				continue
 			}
-			continue
 		}
 		if sc.pathMax > 0 && d.plen+1+len(b.Name(rec)) >= sc.pathMax {
 			// Following every symlink, du names each entry by its
@@ -322,6 +327,7 @@ func (sc *scan) addBatch(wk *worker, d *dir, b *bulk.Batch, toSubtree bool) {
 				continue
 			}
 			c := newDir(d, string(b.Name(rec)), childDepth, rec)
+			c.xpath = epath
 			if sc.kept(childDepth) {
 				c.node = &Node{Name: c.name, IsDir: true, Type: bulk.Directory, Dev: c.dev, Ino: c.ino}
 				if opts.Details {
