@@ -15,8 +15,8 @@ import (
 //
 // du runs fnmatch on each of those parts: on a path d directories deep,
 // d matches of up to its whole length, and a chain of d levels costs d³.
-// Match tries at most one part for most patterns (those without a
-// bracket before their first '*'); see suffixes.
+// Match tries at most one part for every pattern but one with an
+// ill-formed bracket before its first '*' (see units.match).
 type Excluder struct {
 	patterns []pattern
 }
