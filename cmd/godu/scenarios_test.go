@@ -481,6 +481,25 @@ func TestExcludeDeepChain(t *testing.T) {
 	compare(t, root, []string{"-s", "--exclude=d*.x", "--exclude=d/d/f"}, []string{"d", "d/d/d/"})
 }
 
+// TestExcludeLiteral: a pattern without wildcards ('*', '?', '[', ']'),
+// du compares as a string, its backslashes taken off but a last one,
+// with the path and with what follows every '/' in it, a '/' before
+// another included: '\' names a file "\", and "/d" excludes ".//d".
+func TestExcludeLiteral(t *testing.T) {
+	root := t.TempDir()
+	testtree.Build(t, root, map[string]string{"t/\\": "file:10", "t/a\\": "file:20", "t/b": "file:30", "t/d/f": "file:40", "t/ab": "file:50"})
+	for _, c := range []struct {
+		pattern  string
+		operands []string
+	}{
+		{"\\", []string{"t"}}, {"a\\", []string{"t"}}, {"a\\b", []string{"t"}}, {"\\a\\b", []string{"t"}},
+		{"/d", []string{".//t/d"}}, {"/t", []string{".//t"}}, {"/d/f", []string{"t//d/f", "t/b"}}, {"//d", []string{"t///d"}},
+		{"t//d", []string{"t//d"}}, {"/d*", []string{".//t/d"}}, {"d]", []string{"t"}},
+	} {
+		compare(t, root, []string{"-a", "--exclude=" + c.pattern}, c.operands)
+	}
+}
+
 // TestExcludeFromSparse: -X reads its file a line at a time in bounded
 // memory, a hole read as the NULs it holds (a NUL ends a pattern, and no
 // line ends in a hole). Patterns around a 100 MiB hole match as du's; a

@@ -3,6 +3,7 @@ package du
 import (
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unicode"
@@ -19,6 +20,10 @@ import (
 // ill-formed bracket before its first '*' (see units.match).
 type Excluder struct {
 	patterns []pattern
+	// A pattern without wildcards du compares as a string (see
+	// literal): literals holds them, lengths their lengths, once each.
+	literals map[string]bool
+	lengths  []int
 }
 
 // pattern is a pattern as bytes, and as characters when it is valid UTF-8
@@ -73,6 +78,16 @@ func (c *compiled) rest(m []rune, wide bool) bool {
 
 // Add adds a pattern.
 func (x *Excluder) Add(p string) {
+	if s, ok := literal(p); ok {
+		if x.literals == nil {
+			x.literals = map[string]bool{}
+		}
+		if !slices.ContainsFunc(x.lengths, func(n int) bool { return n == len(s) }) {
+			x.lengths = append(x.lengths, len(s))
+		}
+		x.literals[s] = true
+		return
+	}
 	pt := pattern{bytes: compile(byteUnits(p), false)}
 	if r, ok := glibcRunes(p); ok {
 		pt.chars = compile(r, true)
@@ -80,8 +95,48 @@ func (x *Excluder) Add(p string) {
 	x.patterns = append(x.patterns, pt)
 }
 
+// literal reports whether p has no wildcard ('*', '?', '[', ']'; a '\'
+// quotes the character after it), and then returns the string du compares
+// paths with: p without the backslash before each character (a last one
+// stays).
+func literal(p string) (string, bool) {
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '*', '?', '[', ']':
+			return "", false
+		case '\\':
+			i++
+		}
+	}
+	if !strings.Contains(p, "\\") {
+		return p, true
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if p[i] == '\\' && i+1 < len(p) {
+			i++
+		}
+		b.WriteByte(p[i])
+	}
+	return b.String(), true
+}
+
 // Empty reports whether there is no pattern.
-func (x *Excluder) Empty() bool { return len(x.patterns) == 0 }
+func (x *Excluder) Empty() bool { return len(x.patterns) == 0 && len(x.literals) == 0 }
+
+// matchLiteral reports whether path, or what follows one of its '/' (a
+// '/' before another one too), is one of the literal patterns: only the
+// path's end of each of their lengths can be.
+func (x *Excluder) matchLiteral(path string) bool {
+	for _, n := range x.lengths {
+		if k := len(path) - n; k == 0 || k > 0 && path[k-1] == '/' {
+			if x.literals[path[k:]] {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // Match reports whether path is excluded.
 func (x *Excluder) Match(path string) bool { return x.match(path, utf8Locale()) }
@@ -96,6 +151,12 @@ var matchTries atomic.Int64
 // then as bytes: a part matches in either way, so the whole path does
 // when some part matches as characters or some part as bytes.
 func (x *Excluder) match(path string, wide bool) bool {
+	if x.matchLiteral(path) {
+		return true
+	}
+	if len(x.patterns) == 0 {
+		return false
+	}
 	bufs := unitsPool.Get().(*[2]units)
 	defer unitsPool.Put(bufs)
 	bytes, chars := &bufs[0], &bufs[1]

@@ -23,11 +23,42 @@ func fnmatch(pattern, name string, wide bool) bool {
 	return matchUnits(byteUnits(pattern), byteUnits(name), false)
 }
 
-// matchEverySuffix is du's rule read literally: the pattern matched
-// against the whole path, then against every part of it that follows a
-// '/' (not one followed by another '/'), one fnmatch each.
+// matchEverySuffix is du's rule (gnulib's exclude) read literally. A
+// pattern with a wildcard ('*', '?', '[', ']', not after a '\\') is
+// matched by fnmatch against the whole path, then against every part of it
+// that follows a '/' not followed by another; one without is compared, its
+// backslashes taken off but a last one, with the whole path, then with
+// every part that follows a '/'.
 func matchEverySuffix(patterns []string, path string, wide bool) bool {
 	for _, p := range patterns {
+		wild := false
+		for i := 0; i < len(p); i++ {
+			if p[i] == '\\' {
+				i++
+			} else if strings.ContainsRune("*?[]", rune(p[i])) {
+				wild = true
+			}
+		}
+		if !wild {
+			var s []byte
+			for i := 0; i < len(p); i++ {
+				if p[i] == '\\' && i+1 < len(p) {
+					i++
+				}
+				s = append(s, p[i])
+			}
+			for f := path; ; {
+				if f == string(s) {
+					return true
+				}
+				i := strings.IndexByte(f, '/')
+				if i < 0 {
+					break
+				}
+				f = f[i+1:]
+			}
+			continue
+		}
 		if fnmatch(p, path, wide) {
 			return true
 		}
@@ -46,7 +77,7 @@ func matchEverySuffix(patterns []string, path string, wide bool) bool {
 var (
 	patternPieces = []string{"*", "*", "?", "a", "b", "d", "é", "中", "\\xff", "\xff", "\xc3", ".", "/", "//", "\\", "\\*", "\\a", "[", "]",
 		"[!a]", "[^a]", "[a-c]", "[]a]", "[[:alpha:]]", "[[:bogus:]]", "[é-ü]", "[a-", "[/]", "-", "x"}
-	pathPieces = []string{"a", "b", "d", "dd", "é", "中", "\xff", "\xc3", ".", "x", "*", "[", "-", "a.x", "bé"}
+	pathPieces = []string{"a", "b", "d", "dd", "é", "中", "\xff", "\xc3", ".", "x", "*", "[", "-", "a.x", "bé", "\\", "a\\"}
 )
 
 func randomExcludes(r *rand.Rand) []string {
