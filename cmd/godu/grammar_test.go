@@ -285,7 +285,8 @@ func TestGeneratedExclusion(t *testing.T) {
 	}
 	testtree.Build(t, root, files)
 	pieces := []string{"*", "?", "a", "b", "é", "ß", "中", "\xff", "\xc3", ".", "/", "\\", "\\*", "[", "]", "[!a]", "[^a]", "[a-c]", "[]a]",
-		"[[:alpha:]]", "[[:digit:]]", "[[:upper:]]", "[[:lower:]]", "[[:punct:]]", "[[:bogus:]]", "[é-ü]", "[a-", "[!é]", "[\\]]", "t", "sub", "x y", "[[:alpha:]", "[:", "-"}
+		"[[:alpha:]]", "[[:digit:]]", "[[:upper:]]", "[[:lower:]]", "[[:punct:]]", "[[:bogus:]]", "[é-ü]", "[a-", "[!é]", "[\\]]", "t", "sub", "x y", "[[:alpha:]", "[:", "-",
+		"[[.a.]]", "[[=a=]]", "[[.].]]", "[[.-.]]", "[[.a.]-c]", "[a-[.c.]]", "[[.ab.]]", "[[.a]", "[[=]", "[[.é.]]", "[![.a.]]", "[[===]]", "[[.[.]]", "[[=é=]]"}
 	r := rand.New(rand.NewSource(6 + seedOffset()))
 	pattern := func() string {
 		var b strings.Builder

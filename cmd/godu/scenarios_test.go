@@ -500,6 +500,30 @@ func TestExcludeLiteral(t *testing.T) {
 	}
 }
 
+// TestExcludeCollating: brackets with collating symbols ("[.a.]", also
+// ends of ranges) and equivalence classes ("[=a=]"), well and ill formed,
+// in both locales, as du reads them.
+func TestExcludeCollating(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{}
+	for _, n := range []string{"a", "b", "c", "[", "]", "-", "=", ".", "é", "ab", "x"} {
+		files["k/"+n+"f"] = "file:10"
+	}
+	testtree.Build(t, root, files)
+	for _, p := range []string{"[[.a.]]f", "[[=a=]]f", "[[.].]]f", "[[.-.]]f", "[[.a.]-c]f", "[a-[.c.]]f", "[[.ab.]]f", "[[.space.]]f",
+		"[[.a]f", "[[.a.]f", "[[=a=]f", "[[.]f", "[[=]f", "[[.é.]]f", "[[=e=]]f", "[![.a.]]f", "[[.[.]]f", "[[=a=]b]f", "[[...]]f",
+		"[[.=.]]f", "[[===]]f", "[[:alpha:][.b.]]f", "[[..]]f", "[[=é=]]f", "[[.\\.]]f"} {
+		for _, loc := range []string{"C", "C.UTF-8"} {
+			args := []string{"-a", "--exclude=" + p, "k"}
+			got := invoke(t, root, []string{"LC_ALL=" + loc}, "", godu, args)
+			want := invoke(t, root, []string{"LC_ALL=" + loc}, "", "du", args)
+			if got.Code != want.Code || !reflect.DeepEqual(testtree.Lines(got.Stdout, false), testtree.Lines(want.Stdout, false)) || got.Stderr != want.Stderr {
+				t.Errorf("LC_ALL=%s %q: godu %+v, du %+v", loc, args, got, want)
+			}
+		}
+	}
+}
+
 // TestExcludeFromSparse: -X reads its file a line at a time in bounded
 // memory, a hole read as the NULs it holds (a NUL ends a pattern, and no
 // line ends in a hole). Patterns around a 100 MiB hole match as du's; a

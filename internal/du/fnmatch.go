@@ -501,6 +501,24 @@ func matchBracket(p []rune, c rune, wide bool) (in bool, rest []rune, state int)
 				}
 				continue
 			}
+		} else if e == '[' && i+3 < len(p) && p[i] == '=' && p[i+2] == '=' && p[i+3] == ']' {
+			// "[=x=]": x's equivalence class, x alone in C and
+			// C.UTF-8. Ill-formed, '[' is an ordinary character.
+			if c == p[i+1] {
+				matched = true
+			}
+			i += 4
+			if i < len(p) && p[i] == ']' {
+				return matched != negate, p[i+1:], bracketDone
+			}
+			continue
+		} else if e == '[' && i < len(p) && p[i] == '.' {
+			// "[.x.]": the collating symbol x, which may begin a range.
+			sym, end, ok := collating(p, i)
+			if !ok {
+				return false, nil, bracketNoMatch
+			}
+			e, i = sym, end
 		}
 		if i+1 < len(p) && p[i] == '-' && p[i+1] != ']' {
 			hi := p[i+1]
@@ -511,6 +529,12 @@ func matchBracket(p []rune, c rune, wide bool) (in bool, rest []rune, state int)
 				}
 				hi = p[i]
 				i++
+			} else if hi == '[' && i < len(p) && p[i] == '.' {
+				sym, end, ok := collating(p, i)
+				if !ok {
+					return false, nil, bracketNoMatch
+				}
+				hi, i = sym, end
 			}
 			if e <= c && c <= hi {
 				matched = true
@@ -527,6 +551,22 @@ func matchBracket(p []rune, c rune, wide bool) (in bool, rest []rune, state int)
 			return matched != negate, p[i+1:], bracketDone
 		}
 	}
+}
+
+// collating reads "[.x.]" from the '.' at p[i]: x and the index after
+// it. ok is false where glibc's fnmatch fails the whole match: no ".]"
+// to end it, or x not one unit (a name, or a character of several bytes
+// matched as bytes).
+func collating(p []rune, i int) (sym rune, end int, ok bool) {
+	for j := i + 1; j < len(p); j++ {
+		if p[j] == '.' && j+1 < len(p) && p[j+1] == ']' {
+			if j-i-1 != 1 {
+				return 0, 0, false
+			}
+			return p[i+1], j + 2, true
+		}
+	}
+	return 0, 0, false
 }
 
 // className reads "[:name:]" starting at the ':' at p[i]; ok is false
