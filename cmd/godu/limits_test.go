@@ -57,7 +57,6 @@ func TestFewDescriptors(t *testing.T) {
 // one costs a bounded number of tries, not a millisecond's pause per try
 // and a thousand tries where no way to open it is left.
 func TestDeepChainFewDescriptors(t *testing.T) {
-	t.Parallel()
 	needDu(t)
 	root := t.TempDir()
 	testtree.DeepChain(t, root, 2500, "d") // "d/" x 2,500: past PATH_MAX

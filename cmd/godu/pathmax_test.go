@@ -21,7 +21,7 @@ import (
 func TestFollowAllPathMax(t *testing.T) {
 	needDu(t)
 	dir := t.TempDir()
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func TestFollowAllPathMax(t *testing.T) {
 		}
 	}
 	for total := 4093; total <= 4098; total++ {
-		f, err := unix.Openat(fd, strings.Repeat("f", total-plen-1), unix.O_CREAT|unix.O_WRONLY, 0o644)
+		f, err := unix.Openat(fd, strings.Repeat("f", total-plen-1), unix.O_CREAT|unix.O_WRONLY|unix.O_CLOEXEC, 0o644)
 		if err != nil {
 			t.Fatal(err)
 		}

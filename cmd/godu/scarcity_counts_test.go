@@ -13,6 +13,5 @@ import "testing"
 // test's godu -s seem to peak at 615-1,000 MiB: the figure was this
 // process's own peak, handed to the child at exec (peakRSS).
 func TestReopensUnderScarcity(t *testing.T) {
-	t.Parallel()
 	syscallsPerEntry(t, []int{20})
 }

@@ -380,7 +380,7 @@ func TestMillionEntries(t *testing.T) {
 	}
 	dir := filepath.Join(root, "million")
 	os.Mkdir(dir, 0o755)
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

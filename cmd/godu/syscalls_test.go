@@ -23,6 +23,10 @@ const openSlack = 16
 // every generated shape: exactly one statx per entry and one openat per
 // directory (plus openSlack per walk), at any number of workers.
 func TestSyscallsPerEntry(t *testing.T) {
+	// In parallel with the command's other long tests, none of which runs
+	// godu under a descriptor limit: those run serially (before the
+	// parallel ones), where no test's descriptor, however opened, is open
+	// when godu starts with a few.
 	t.Parallel()
 	syscallsPerEntry(t, []int{0})
 }

@@ -122,7 +122,7 @@ type gen struct {
 }
 
 func (g *gen) open(p string) int {
-	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		g.t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func (g *gen) name(kind byte) string {
 // and returns its name.
 func (g *gen) file(dir, i int) string {
 	name := g.name('f')
-	fd, err := unix.Openat(dir, name, unix.O_CREAT|unix.O_WRONLY|unix.O_EXCL, 0o644)
+	fd, err := unix.Openat(dir, name, unix.O_CREAT|unix.O_WRONLY|unix.O_EXCL|unix.O_CLOEXEC, 0o644)
 	if err != nil {
 		g.t.Fatal(err)
 	}

@@ -101,13 +101,13 @@ func Sparse(p string, n int64) error {
 // that the chain may be far deeper than PATH_MAX.
 func DeepChain(t testing.TB, root string, levels int, name string) {
 	t.Helper()
-	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < levels; i++ {
 		fd = Descend(t, fd, name)
-		ffd, err := unix.Openat(fd, "f", unix.O_CREAT|unix.O_WRONLY, 0o644)
+		ffd, err := unix.Openat(fd, "f", unix.O_CREAT|unix.O_WRONLY|unix.O_CLOEXEC, 0o644)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,7 +125,7 @@ func Descend(t testing.TB, parent int, name string) int {
 	if err := unix.Mkdirat(parent, name, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	fd, err := unix.Openat(parent, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
+	fd, err := unix.Openat(parent, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
