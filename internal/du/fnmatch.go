@@ -88,8 +88,8 @@ func (x *Excluder) Add(p string) {
 		x.literals[s] = true
 		return
 	}
-	pt := pattern{bytes: compile(byteUnits(p), false)}
-	if r, ok := glibcRunes(p); ok {
+	pt := pattern{bytes: compile(appendBytes(nil, p), false)}
+	if r, ok := appendGlibcRunes(nil, p); ok {
 		pt.chars = compile(r, true)
 	}
 	x.patterns = append(x.patterns, pt)
@@ -141,10 +141,20 @@ func (x *Excluder) matchLiteral(path string) bool {
 // Match reports whether path is excluded.
 func (x *Excluder) Match(path string) bool { return x.match(path, utf8Locale()) }
 
-// matchTries counts the matches of a pattern's part that may run the
-// path's whole length (the part from its first '*' on, or a pattern
-// matched against every part of the path). For tests.
-var matchTries atomic.Int64
+// matchTries counts, while countTries is set, the matches of a pattern's
+// part that may run the path's whole length (the part from its first '*'
+// on, or a pattern matched against every part of the path). For tests:
+// off, workers matching at once share no counter.
+var (
+	countTries bool
+	matchTries atomic.Int64
+)
+
+func tried() {
+	if countTries {
+		matchTries.Add(1)
+	}
+}
 
 // match is Match in the C locale (wide false) or a UTF-8 one. fnmatch
 // matches a part of the path as characters when both are valid UTF-8,
@@ -160,7 +170,6 @@ func (x *Excluder) match(path string, wide bool) bool {
 	bufs := unitsPool.Get().(*[2]units)
 	defer unitsPool.Put(bufs)
 	bytes, chars := &bufs[0], &bufs[1]
-	bytes.n, chars.n = bytes.n[:0], chars.n[:0]
 	var haveBytes, haveChars bool
 	for _, p := range x.patterns {
 		if wide && p.chars.p != nil {
@@ -173,12 +182,8 @@ func (x *Excluder) match(path string, wide bool) bool {
 			}
 		}
 		if !haveBytes {
-			n := slices.Grow(bytes.n[:0], len(path))[:len(path)]
-			for i := range n {
-				n[i] = rune(path[i])
-			}
-			bytes.n = n
-			bytes.partStarts(0)
+			bytes.n = appendBytes(bytes.n[:0], path)
+			bytes.partStarts()
 			haveBytes = true
 		}
 		if bytes.match(&p.bytes, false) {
@@ -201,12 +206,12 @@ type units struct {
 	ok     bool
 }
 
-// partStarts lists from and the indices after it that follow a '/' not
-// followed by another, as du's exclude does.
-func (u *units) partStarts(from int) {
+// partStarts lists 0 and the indices that follow a '/' not followed by
+// another, as du's exclude does.
+func (u *units) partStarts() {
 	n := u.n
-	u.starts = append(u.starts[:0], from)
-	for i := from; i < len(n); i++ {
+	u.starts = append(u.starts[:0], 0)
+	for i := range n {
 		if n[i] == '/' && (i+1 == len(n) || n[i+1] != '/') {
 			u.starts = append(u.starts, i+1)
 		}
@@ -243,19 +248,8 @@ func (u *units) validTail(path string) {
 	if !ok {
 		return
 	}
-	n := slices.Grow(u.n[:0], len(path)-from)
-	for i := from; i < len(path); {
-		if c := path[i]; c < 0x80 {
-			n = append(n, rune(c))
-			i++
-			continue
-		}
-		r, size, _ := glibcNext(path, i)
-		n = append(n, r)
-		i += size
-	}
-	u.n = n
-	u.partStarts(0)
+	u.n, _ = appendGlibcRunes(u.n[:0], path[from:])
+	u.partStarts()
 }
 
 // match reports whether pattern p (as characters or bytes, as u) matches
@@ -270,7 +264,7 @@ func (u *units) match(c *compiled, wide bool) bool {
 	switch {
 	case !c.fixed:
 		for _, k := range u.starts {
-			matchTries.Add(1)
+			tried()
 			if matchUnits(p, n[k:], wide) {
 				return true
 			}
@@ -285,7 +279,7 @@ func (u *units) match(c *compiled, wide bool) bool {
 	}
 	for _, k := range u.starts {
 		if k+h <= len(n) && matchUnits(p[:star], n[k:k+h], wide) {
-			matchTries.Add(1)
+			tried()
 			return c.rest(n[k+h:], wide)
 		}
 	}
@@ -325,11 +319,16 @@ func head(p []rune, wide bool) (star, h int, fixed bool) {
 	return -1, h, true
 }
 
-// glibcRunes decodes s as glibc's UTF-8 does (glibcNext); ok is false
-// when s is not valid.
-func glibcRunes(s string) (r []rune, ok bool) {
-	r = make([]rune, 0, len(s))
+// appendGlibcRunes appends s decoded as glibc's UTF-8 does (glibcNext) to
+// dst; ok is false when s is not valid.
+func appendGlibcRunes(dst []rune, s string) (r []rune, ok bool) {
+	r = slices.Grow(dst, len(s))
 	for i := 0; i < len(s); {
+		if c := s[i]; c < 0x80 {
+			r = append(r, rune(c))
+			i++
+			continue
+		}
 		c, n, valid := glibcNext(s, i)
 		if !valid {
 			return nil, false
@@ -383,12 +382,13 @@ func glibcNext(s string, i int) (r rune, size int, ok bool) {
 // negate a bracket), read once.
 var posixlyCorrect = sync.OnceValue(func() bool { return os.Getenv("POSIXLY_CORRECT") != "" })
 
-func byteUnits(s string) []rune {
-	u := make([]rune, len(s))
+// appendBytes appends s's bytes, each a unit, to dst.
+func appendBytes(dst []rune, s string) []rune {
+	dst = slices.Grow(dst, len(s))
 	for i := 0; i < len(s); i++ {
-		u[i] = rune(s[i])
+		dst = append(dst, rune(s[i]))
 	}
-	return u
+	return dst
 }
 
 // matchUnits matches characters (wide) or bytes.
