@@ -275,29 +275,38 @@ func TestOperandSplit(t *testing.T) {
 // files, while a worker is idle (passMixed, and subtree walks that hand
 // such a directory over), with walks in which none does: same totals at
 // every reported node, same counts, same stream; and such directories
-// were passed on.
+// were passed on. Whether a worker is idle when a directory is visited
+// depends on the scheduler; below the chain of such directories alone, at
+// 16 workers, one always is (a walk of the whole tree may find none idle
+// there).
 func TestPassMixed(t *testing.T) {
 	defer func(on bool) { mixedPass = on }(mixedPass)
-	path := randomTree(t, 9)
+	root := randomTree(t, 9)
 	passes := mixedPasses.Load()
-	for _, opts := range []Options{
-		{MaxDepth: 0}, {MaxDepth: -1}, {MaxDepth: -1, Jobs: 16}, {MaxDepth: 2, Jobs: 3, Time: bulk.MTime},
-		{MaxDepth: -1, ListFiles: true, Jobs: 4}, {MaxDepth: -1, CountLinks: true, Jobs: 2},
-	} {
-		mixedPass = false
-		wantStream := treeEntries(t, opts, path)
-		if !opts.ListFiles { // (report's OnNode check counts directories only)
-			want, wantStats := report(t, opts, path)
+	for _, path := range []string{root, filepath.Join(root, "d1", "chain")} {
+		for _, opts := range []Options{
+			{MaxDepth: 0}, {MaxDepth: -1}, {MaxDepth: -1, Jobs: 16}, {MaxDepth: 2, Jobs: 3, Time: bulk.MTime},
+			{MaxDepth: -1, ListFiles: true, Jobs: 4}, {MaxDepth: -1, CountLinks: true, Jobs: 2},
+		} {
+			mixedPass = false
+			wantStream := treeEntries(t, opts, path)
+			if !opts.ListFiles { // (report's OnNode check counts directories only)
+				want, wantStats := report(t, opts, path)
+				mixedPass = true
+				got, stats := report(t, opts, path)
+				sameReport(t, fmt.Sprintf("%s %+v", path, opts), got, want, stats, wantStats)
+			}
 			mixedPass = true
-			got, stats := report(t, opts, path)
-			sameReport(t, fmt.Sprintf("%+v", opts), got, want, stats, wantStats)
-		}
-		mixedPass = true
-		if got := streamEntries(t, opts, path); strings.Join(got, "\n") != strings.Join(wantStream, "\n") {
-			t.Errorf("%+v: the stream differs from the tree's without passMixed", opts)
+			if got := streamEntries(t, opts, path); strings.Join(got, "\n") != strings.Join(wantStream, "\n") {
+				t.Errorf("%s %+v: the stream differs from the tree's without passMixed", path, opts)
+			}
 		}
 	}
-	if bulk.CanSplit && mixedPasses.Load() == passes {
+	// The portable reader lists names without their types (every entry
+	// may be a directory): there only a batch of a directory listed in
+	// several passes its subdirectories on first, and only if it comes
+	// while a worker is idle.
+	if bulk.CanSplit && bulk.Variant != "portable" && mixedPasses.Load() == passes {
 		t.Error("no directory passed its subdirectories on before its files")
 	}
 }
