@@ -63,9 +63,13 @@ type scan struct {
 	subtrees    bool
 	subtreeMode bulk.Mode
 
-	// running counts the goroutines the group runs (tryGo): below its
-	// limit, a worker is idle (idle).
+	// running counts the walk's workers: the caller's goroutine while it
+	// works (Walk) and the group's goroutines (tryGo). It bounds them by
+	// Options.Jobs, the caller's included, so that a slot the caller
+	// leaves when it finds nothing more to do serves another worker.
 	running atomic.Int32
+	// stacked is len(stack), read without the lock (idle).
+	stacked atomic.Int32
 
 	em *emitter // with Options.Stream
 	// heap: the shared stack is a heap in du's order (order.go), for a
@@ -124,6 +128,7 @@ func (sc *scan) push(ds []*dir) {
 			sc.stack = append(sc.stack, ds[i])
 		}
 	}
+	sc.stacked.Store(int32(len(sc.stack)))
 	sc.stackMu.Unlock()
 }
 
@@ -134,6 +139,7 @@ func (sc *scan) pop() *dir {
 	if n == 0 {
 		return nil
 	}
+	sc.stacked.Store(int32(n - 1))
 	if sc.heap {
 		return sc.heapPop()
 	}
@@ -159,9 +165,13 @@ func (sc *scan) work(wk *worker) {
 	}
 }
 
-// tryGo runs f on a goroutine of the group if one of its slots is free.
+// tryGo runs f on a goroutine of the group if one of the walk's slots is
+// free (running).
 func (sc *scan) tryGo(f func() error) bool {
-	sc.running.Add(1)
+	if int(sc.running.Add(1)) > sc.w.opts.Jobs {
+		sc.running.Add(-1)
+		return false
+	}
 	if sc.g.TryGo(func() error {
 		defer sc.running.Add(-1)
 		return f()
@@ -172,10 +182,14 @@ func (sc *scan) tryGo(f func() error) bool {
 	return false
 }
 
-// idle reports whether a slot of the group is free: a worker started now
-// would find nothing to do but what is passed on from here.
+// idle reports whether a directory's subdirectories are worth passing on
+// before its files are examined: a slot of the walk is free, and a worker
+// started now would find nothing to do but what is passed on from here;
+// or the stack is empty, and the next worker to finish what it holds
+// would find nothing else (the walk down a chain of directories, each
+// with its files, keeps every worker busy only so).
 func (sc *scan) idle() bool {
-	return mixedPass && int(sc.running.Load()) < sc.w.opts.Jobs-1
+	return mixedPass && (int(sc.running.Load()) < sc.w.opts.Jobs || sc.stacked.Load() == 0)
 }
 
 // workFromStack is a worker started to take directories from the shared

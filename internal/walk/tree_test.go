@@ -310,3 +310,43 @@ func TestPassMixed(t *testing.T) {
 		t.Error("no directory passed its subdirectories on before its files")
 	}
 }
+
+// TestChainPassedOn: down a chain of directories, each holding files and
+// the next, a worker that reads one passes the next on before it
+// examines the files, so that two workers take the levels in turn, as
+// long as nothing else waits on the stack: also when every slot of the
+// walk is taken (Jobs 2, the walk's caller one of them) and when the
+// caller's goroutine has left its slot to the others.
+func TestChainPassedOn(t *testing.T) {
+	if !bulk.CanSplit || bulk.Variant == "portable" {
+		t.Skip("the reader lists no types: a directory is examined as it is listed")
+	}
+	root := t.TempDir()
+	const levels, files = 120, 2 * bulk.MixedFiles
+	d := root
+	for i := 0; i < levels; i++ {
+		for j := 0; j < files; j++ {
+			if err := os.WriteFile(filepath.Join(d, fmt.Sprintf("f%d", j)), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		d = filepath.Join(d, "d")
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, jobs := range []int{2, 3, 6} {
+		before := mixedPasses.Load()
+		opts := Options{Jobs: jobs}
+		_, stats := report(t, opts, root)
+		if want := int64(levels*(files+1)) + 1; stats.Dirs+stats.Files != want {
+			t.Fatalf("jobs %d: %d entries counted, want %d", jobs, stats.Dirs+stats.Files, want)
+		}
+		// The first level is the operand's, read otherwise; a level a
+		// subtree walk reads whole, before any worker is free, is read
+		// without passing on.
+		if n := mixedPasses.Load() - before; n < levels*3/4 {
+			t.Errorf("jobs %d: %d of %d levels passed their subdirectory on before their files", jobs, n, levels)
+		}
+	}
+}

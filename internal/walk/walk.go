@@ -226,7 +226,7 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	}
 
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(w.opts.Jobs - 1) // and the caller's goroutine
+	g.SetLimit(w.opts.Jobs) // the walk's slots (scan.running) bound it first
 	sc := &scan{w: w, ctx: gctx, g: g, rootDev: rec.Dev, follow: follow,
 		links: linkTable{dev: rec.Dev}}
 	if !w.opts.ListFiles && !w.checkAll.Load() {
@@ -304,9 +304,13 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	// there is work for them, and none at all for a small tree, where
 	// handing the first directory to a new goroutine and waiting for it
 	// cost more than reading it.
+	// Once it finds the stack empty, its slot goes to the next worker
+	// started.
 	wk := w.getWorker()
+	sc.running.Add(1)
 	sc.visitChain(wk, root, fd)
 	sc.work(wk)
+	sc.running.Add(-1)
 	w.putWorker(wk)
 	g.Wait()
 	w.workMu.Lock()
