@@ -321,20 +321,9 @@ func TestChainPassedOn(t *testing.T) {
 	if !bulk.CanSplit || bulk.Variant == "portable" {
 		t.Skip("the reader lists no types: a directory is examined as it is listed")
 	}
-	root := t.TempDir()
 	const levels, files = 120, 2 * bulk.MixedFiles
-	d := root
-	for i := 0; i < levels; i++ {
-		for j := 0; j < files; j++ {
-			if err := os.WriteFile(filepath.Join(d, fmt.Sprintf("f%d", j)), nil, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		d = filepath.Join(d, "d")
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := t.TempDir()
+	root := filepath.Join(dir, testtree.Generate(t, dir, testtree.Shape{Kind: "chain", Size: levels, Files: files}))
 	for _, jobs := range []int{2, 3, 6} {
 		before := mixedPasses.Load()
 		opts := Options{Jobs: jobs}
