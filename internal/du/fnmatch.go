@@ -82,7 +82,7 @@ func (x *Excluder) Add(p string) {
 		if x.literals == nil {
 			x.literals = map[string]bool{}
 		}
-		if !slices.ContainsFunc(x.lengths, func(n int) bool { return n == len(s) }) {
+		if !slices.Contains(x.lengths, len(s)) {
 			x.lengths = append(x.lengths, len(s))
 		}
 		x.literals[s] = true
