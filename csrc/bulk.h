@@ -200,7 +200,23 @@ typedef struct godu_tree {
 	 * handed over unread, ending the walk; 0: none is. */
 	uint16_t mixed_dirs;
 	uint16_t mixed_files;
+	/* in: with live given, once yield_min entries and directories were
+	 * read, the walk ends before its next directory while a worker of the
+	 * caller's is free, none of its directories waits (godu_live) and the
+	 * walk holds two found directories or more. */
+	uint32_t yield_min;
+	uint32_t pad;
 } godu_tree;
+
+/* The caller's workers as a subtree walk sees them while it works,
+ * written by the caller meanwhile (bulk.Live): how many of jobs work, and
+ * how many directories wait for one on its stack. */
+typedef struct godu_live {
+	int32_t running;
+	int32_t stacked;
+	int32_t jobs;
+	int32_t pad;
+} godu_live;
 
 /*
  * godu_tree_walk reads, depth first, the subdirectories in nodes[0..nnodes)
@@ -222,9 +238,12 @@ typedef struct godu_tree {
  * in to lnode (unless GODU_TREE_ALL_LINKS); every other entry of a read
  * directory, and the read directory itself, is added to the sums, and to
  * the node's. Once budget entries were examined no more directories are
- * read. With mixed_files set (a worker of the caller's is idle), a
- * directory of a few subdirectories among many other entries is handed
- * over as one too big is: the caller examines its subdirectories first
+ * read; nor, with live given, once yield_min entries and directories were
+ * read and two found directories or more wait in the walk, while a worker
+ * of the caller's is free and no directory waits for one: those then go
+ * to that worker and the caller. With mixed_files set (a worker of the
+ * caller's is idle), a directory of a few subdirectories among many other
+ * entries is handed over as one too big is: the caller examines its subdirectories first
  * and passes them on, then examines the rest meanwhile, where the walk
  * would examine both in turn on one thread. Every descriptor opened is
  * closed before the call returns, but those in the nodes' fd, the
@@ -233,7 +252,8 @@ typedef struct godu_tree {
  */
 #if defined(GODU_CORE) && defined(GODU_CORE_LINUX)
 GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_tnode *nodes,
-		   char *tnames, godu_rec *recs, int32_t *lnode, char *names, char *dbuf);
+		   char *tnames, godu_rec *recs, int32_t *lnode, char *names, char *dbuf,
+		   const godu_live *live);
 #endif
 
 #endif

@@ -303,8 +303,17 @@ static void godu_tree_hand(int *fds, uint32_t i, int fd)
 	fds[i] = fd;
 }
 
+/* godu_idle reports whether a worker of the caller's is free and no
+ * directory waits for one (see godu_live). */
+static int godu_idle(const godu_live *l)
+{
+	return l && __atomic_load_n(&l->running, __ATOMIC_RELAXED) < l->jobs &&
+	       __atomic_load_n(&l->stacked, __ATOMIC_RELAXED) == 0;
+}
+
 GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_tnode *nodes,
-		   char *tnames, godu_rec *recs, int32_t *lnode, char *names, char *dbuf)
+		   char *tnames, godu_rec *recs, int32_t *lnode, char *names, char *dbuf,
+		   const godu_live *live)
 {
 	int fds[GODU_TREE_MAX_NODES];
 	uint32_t kids[GODU_TREE_MAX_NODES], stack[GODU_TREE_MAX_NODES];
@@ -332,6 +341,10 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 		 * directory is opened that would not fit (it would be opened
 		 * again by the caller). */
 		if (spent > 0 && cap - t->nnodes < cap / 4)
+			break;
+		/* A worker is free: of what is found and not read, it gets
+		 * all but the directory this one goes on with. */
+		if (sp >= 2 && spent + t->dirs >= t->yield_min && godu_idle(live))
 			break;
 		uint32_t i = stack[--sp];
 		godu_tnode *nd = &nodes[i];

@@ -236,6 +236,7 @@ type Reader struct {
 	tkids  []uint32
 	tstack []uint32
 	tseen  Idents // the identities met, for cycle checks
+	tlive  *Live  // the caller's workers, during a subtree walk
 	// The subtree walk's hard-link records and their names.
 	trecs   []Record
 	tlnames []byte

@@ -59,5 +59,6 @@ func coreTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 		(*C.godu_rec)(unsafe.Pointer(&r.trecs[0])),
 		(*C.int32_t)(unsafe.Pointer(&r.lnode[0])),
 		(*C.char)(unsafe.Pointer(&r.tlnames[0])),
-		(*C.char)(unsafe.Pointer(&r.dbuf[0])))
+		(*C.char)(unsafe.Pointer(&r.dbuf[0])),
+		(*C.godu_live)(unsafe.Pointer(r.tlive)))
 }

@@ -237,6 +237,11 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 		if spent > 0 && nodeCap-t.nnodes < nodeCap/4 {
 			break
 		}
+		// A worker is free: of what is found and not read, it gets all
+		// but the directory this one goes on with (godu_tree_walk).
+		if len(stack) >= 2 && spent+uint32(t.dirs) >= t.yieldMin && r.tlive.idle() {
+			break
+		}
 		i := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		nd := &r.nodes[i]

@@ -56,6 +56,11 @@ func (s *Idents) Add(dev, ino uint64) {
 func (s *Idents) grow() {
 	old := s.slots
 	s.slots = make([]uint64, 3*max(identMinSlots, 2*len(old)/3))
+	// Written before it is read: memory fresh from the system, read first,
+	// maps the shared zero page, and the first write then copies it and
+	// flushes every CPU's TLB, an interrupt to each of the walk's threads
+	// per page.
+	clear(s.slots)
 	s.n = 0
 	for i := 0; i+2 < len(old); i += 3 {
 		if old[i+2] != 0 {

@@ -117,7 +117,7 @@ func TestTreeSums(t *testing.T) {
 	startTree(t, r, root, fd)
 	var anc Idents
 	anc.Add(st.Dev, st.Ino)
-	tr := r.Tree(fd, st.Dev, &anc, 1<<20, 0)
+	tr := r.Tree(fd, st.Dev, &anc, 1<<20, 0, nil)
 	links := map[uint64]int64{}
 	for _, rec := range tr.Links.Records {
 		links[rec.Ino] = rec.Blocks
@@ -263,6 +263,93 @@ func TestTreeHandsOver(t *testing.T) {
 		i := checkHandedFds(t, tr.Nodes)
 		if i < 0 || string(tr.NodeName(&tr.Nodes[i])) != "big" {
 			t.Fatalf("%d nodes, none the big directory handed over (%d)", len(tr.Nodes), i)
+		}
+	}
+}
+
+// TestTreeYields: with a worker of the caller's free and no directory
+// waiting for one (Live), a walk ends at the first directory past
+// YieldMin entries and directories read, leaving the directories it found
+// to the caller, on both cores; with every worker busy, or a directory
+// waiting, or no Live, it reads the whole tree.
+func TestTreeYields(t *testing.T) {
+	defer func(m int) { YieldMin = m }(YieldMin)
+	root := t.TempDir()
+	testtree.Generate(t, root, testtree.Shape{Kind: "kary", Size: 4, K: 4, Files: 3})
+	root = filepath.Join(root, "t")
+	fd, st := openRoot(t, root)
+	var anc Idents
+	anc.Add(st.Dev, st.Ino)
+	const all = 4 + 16 + 64 + 256 // directories below the root
+	walkOnce := func(core func(*treeCtl, int, []uint64, *Reader), live *Live) (read int, t2 Tree, handed bool) {
+		r := NewReader()
+		r.TreeStart()
+		ents, err := os.ReadDir(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			if rec, err := Lstat(fd, e.Name(), 0); err == nil && rec.Type == Directory {
+				r.TreeAdd(&rec, []byte(e.Name()))
+			}
+		}
+		r.tlive = live
+		t2 = r.treeCall(core, fd, st.Dev, &anc, 1<<20, 0)
+		r.tlive = nil
+		handed = checkHandedFds(t, t2.Nodes) >= 0 // (and closes the descriptors)
+		for _, nd := range t2.Nodes {
+			if nd.Done != 0 {
+				read++
+			}
+		}
+		return read, t2, handed
+	}
+	// ext4 may list a directory in parts: the walk then takes it for one
+	// too big, hands it over (an unread node with a descriptor) and ends.
+	// Such a walk is run again, up to five times.
+	walk := func(core func(*treeCtl, int, []uint64, *Reader), live *Live) (read int, t2 Tree) {
+		for try := 0; ; try++ {
+			handed := false
+			if read, t2, handed = walkOnce(core, live); !handed || try == 4 {
+				return read, t2
+			}
+		}
+	}
+	live := func(running, stacked, jobs int32) *Live {
+		l := &Live{Jobs: jobs}
+		l.Running.Store(running)
+		l.Stacked.Store(stacked)
+		return l
+	}
+	for _, core := range []struct {
+		name string
+		f    func(*treeCtl, int, []uint64, *Reader)
+	}{{Variant, coreTree}, {"go", goTree}} {
+		for _, busy := range []*Live{nil, live(2, 0, 2), live(1, 3, 2), live(6, 0, 6)} {
+			if read, _ := walk(core.f, busy); read != all {
+				t.Errorf("%s, live %+v: %d directories read, want all %d", core.name, busy, read, all)
+			}
+		}
+		for _, min := range []int{1, 10, 40, 200} {
+			YieldMin = min
+			read, t2 := walk(core.f, live(1, 0, 2))
+			// What the walk read: the directories, their files, and the
+			// subdirectories examined in them.
+			work := int(t2.Dirs + t2.Files)
+			for _, nd := range t2.Nodes {
+				if nd.Parent >= 0 && t2.Nodes[nd.Parent].Done != 0 {
+					work++
+				}
+			}
+			last := 3 + 4 + 1 // the most one directory adds: its files, subdirectories and itself
+			if read == 0 || work < min || work >= min+last || read >= all {
+				t.Errorf("%s, YieldMin %d, a worker free: %d directories read (of %d), %d entries and directories; want the walk to end at the first directory past %d",
+					core.name, min, read, all, work, min)
+			}
+		}
+		YieldMin = 1 << 30
+		if read, _ := walk(core.f, live(1, 0, 2)); read != all {
+			t.Errorf("%s, YieldMin past the tree: %d directories read, want all %d", core.name, read, all)
 		}
 	}
 }

@@ -63,13 +63,14 @@ type scan struct {
 	subtrees    bool
 	subtreeMode bulk.Mode
 
-	// running counts the walk's workers: the caller's goroutine while it
-	// works (Walk) and the group's goroutines (tryGo). It bounds them by
-	// Options.Jobs, the caller's included, so that a slot the caller
-	// leaves when it finds nothing more to do serves another worker.
-	running atomic.Int32
-	// stacked is len(stack), read without the lock (idle).
-	stacked atomic.Int32
+	// live.Running counts the walk's workers: the caller's goroutine
+	// while it works (Walk) and the group's goroutines (tryGo). It bounds
+	// them by Options.Jobs (live.Jobs), the caller's included, so that a
+	// slot the caller leaves when it finds nothing more to do serves
+	// another worker. live.Stacked is len(stack), read without the lock
+	// (idle). Subtree walks read both while they work: one ends early for
+	// a free worker when nothing waits for it.
+	live bulk.Live
 
 	em *emitter // with Options.Stream
 	// heap: the shared stack is a heap in du's order (order.go), for a
@@ -128,7 +129,7 @@ func (sc *scan) push(ds []*dir) {
 			sc.stack = append(sc.stack, ds[i])
 		}
 	}
-	sc.stacked.Store(int32(len(sc.stack)))
+	sc.live.Stacked.Store(int32(len(sc.stack)))
 	sc.stackMu.Unlock()
 }
 
@@ -139,7 +140,7 @@ func (sc *scan) pop() *dir {
 	if n == 0 {
 		return nil
 	}
-	sc.stacked.Store(int32(n - 1))
+	sc.live.Stacked.Store(int32(n - 1))
 	if sc.heap {
 		return sc.heapPop()
 	}
@@ -166,19 +167,19 @@ func (sc *scan) work(wk *worker) {
 }
 
 // tryGo runs f on a goroutine of the group if one of the walk's slots is
-// free (running).
+// free (live.Running).
 func (sc *scan) tryGo(f func() error) bool {
-	if int(sc.running.Add(1)) > sc.w.opts.Jobs {
-		sc.running.Add(-1)
+	if int(sc.live.Running.Add(1)) > sc.w.opts.Jobs {
+		sc.live.Running.Add(-1)
 		return false
 	}
 	if sc.g.TryGo(func() error {
-		defer sc.running.Add(-1)
+		defer sc.live.Running.Add(-1)
 		return f()
 	}) {
 		return true
 	}
-	sc.running.Add(-1)
+	sc.live.Running.Add(-1)
 	return false
 }
 
@@ -189,7 +190,7 @@ func (sc *scan) tryGo(f func() error) bool {
 // would find nothing else (the walk down a chain of directories, each
 // with its files, keeps every worker busy only so).
 func (sc *scan) idle() bool {
-	return mixedPass && (int(sc.running.Load()) < sc.w.opts.Jobs || sc.stacked.Load() == 0)
+	return mixedPass && (int(sc.live.Running.Load()) < sc.w.opts.Jobs || sc.live.Stacked.Load() == 0)
 }
 
 // workFromStack is a worker started to take directories from the shared

@@ -136,12 +136,15 @@ func report(t *testing.T, opts Options, path string) (map[string]Totals, Stats) 
 // TestSubtreeWalk compares walks that read subtrees in the core with walks
 // that read every directory one by one: same totals at every reported
 // node, same counts, for every budget down to one entry (most directories
-// then stand in for read ones above left ones, reopened on demand).
+// then stand in for read ones above left ones, reopened on demand), and
+// with walks that end for any free worker (bulk.Live).
 func TestSubtreeWalk(t *testing.T) {
 	if !bulk.CanTree {
 		t.Skip("no subtree walk in this build")
 	}
 	defer func(b int, on bool) { subtreeBudgetMin, subtreeWalk = b, on }(subtreeBudgetMin, subtreeWalk)
+	yieldMin := bulk.YieldMin
+	defer func() { bulk.YieldMin = yieldMin }()
 	for seed := int64(1); seed <= 4; seed++ {
 		path := randomTree(t, seed)
 		for _, opts := range []Options{
@@ -157,6 +160,11 @@ func TestSubtreeWalk(t *testing.T) {
 				got, stats := report(t, opts, path)
 				sameReport(t, fmt.Sprintf("seed %d %+v budget %d", seed, opts, budget), got, want, stats, wantStats)
 			}
+			// Every walk ends for a free worker at its first chance.
+			bulk.YieldMin = 1
+			got, stats := report(t, opts, path)
+			bulk.YieldMin = yieldMin
+			sameReport(t, fmt.Sprintf("seed %d %+v budget %d, yielding", seed, opts, subtreeBudgetMin), got, want, stats, wantStats)
 		}
 	}
 }

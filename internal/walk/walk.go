@@ -226,9 +226,10 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	}
 
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(w.opts.Jobs) // the walk's slots (scan.running) bound it first
+	g.SetLimit(w.opts.Jobs) // the walk's slots (scan.live) bound it first
 	sc := &scan{w: w, ctx: gctx, g: g, rootDev: rec.Dev, follow: follow,
 		links: linkTable{dev: rec.Dev}}
+	sc.live.Jobs = int32(w.opts.Jobs)
 	if !w.opts.ListFiles && !w.checkAll.Load() {
 		sc.mode = bulk.Fold
 	}
@@ -307,10 +308,10 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	// Once it finds the stack empty, its slot goes to the next worker
 	// started.
 	wk := w.getWorker()
-	sc.running.Add(1)
+	sc.live.Running.Add(1)
 	sc.visitChain(wk, root, fd)
 	sc.work(wk)
-	sc.running.Add(-1)
+	sc.live.Running.Add(-1)
 	w.putWorker(wk)
 	g.Wait()
 	w.workMu.Lock()
