@@ -98,6 +98,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return e.status
 	}
+	deferFirstGC(s.o)
 	return du.Run(context.Background(), s.o, operands, stdout, stderr)
 }
 
