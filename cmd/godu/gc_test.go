@@ -53,7 +53,7 @@ func TestNoCollectionOnSmallTrees(t *testing.T) {
 	testtree.Generate(t, dir, testtree.Shape{Kind: "random", Size: 14000, NameLen: 213, Binary: true,
 		Outside: true, Links: true, Seed: 7})
 	gcs := func(opt string, env ...string) int {
-		cmd := exec.Command(godu, opt, "t")
+		cmd := exec.Command(godu, opt, "-j", "8", "t") // as many buffers on any machine
 		cmd.Dir = dir
 		for _, e := range os.Environ() {
 			if !strings.HasPrefix(e, "GOGC=") && !strings.HasPrefix(e, "GODEBUG=") {
