@@ -43,6 +43,7 @@ func (sc *scan) readRest(wk *worker, d *dir) error {
 	// An examiner examines the entries that may be subdirectories first
 	// and passes on what is below them, then the others.
 	examine := func(l listed) {
+		sc.yield(l.wk)
 		k := l.wk.dirsFirst(l.b)
 		head := l.b
 		head.Records = head.Records[:k]
@@ -74,6 +75,7 @@ func (sc *scan) readRest(wk *worker, d *dir) error {
 	var err error
 	for more := true; more && err == nil; {
 		var names bulk.Batch
+		sc.yield(wk)
 		names, err = rd.Read(&d.fd.Dir)
 		more = names.More
 		lw := sc.w.getWorker()

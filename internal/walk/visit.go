@@ -45,6 +45,7 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 		sc.partDone(d)
 		return nil, -1
 	}
+	sc.yield(wk)
 	wk.current.Store(d)
 	wk.dirs.Add(1)
 	wk.blocks.Add(atomic.LoadInt64(&d.own.blocks))

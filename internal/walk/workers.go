@@ -2,6 +2,7 @@ package walk
 
 import (
 	"sync/atomic"
+	"time"
 
 	"github.com/godu-sh/godu/internal/bulk"
 )
@@ -31,6 +32,8 @@ type worker struct {
 	// Scratch of streamTreeLinks.
 	holder []*dir
 	under  []int32
+	// When the worker's goroutine last rescheduled (yield).
+	yielded time.Duration
 }
 
 // getWorker takes an idle worker, or makes one.
