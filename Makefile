@@ -88,6 +88,14 @@ race: build
 	GODU_BIN=$(CURDIR)/bin/godu $(GO) test -race -count=1 ./...
 	$(GO) test -race -count=1 -tags purego $(RACE_PKGS)
 	$(GO) test -count=1 -tags purego -skip '$(PUREGO_SKIP)' ./cmd/godu
+	$(GO) test -count=1 -run '^$(ALONE)$$' ./internal/walk
+	$(GO) test -count=1 -tags purego -run '^$(ALONE)$$' ./internal/walk
+
+# Tests that count the process's context switches, which other test
+# processes on the same CPUs would add to: run once more with nothing
+# beside them (in the passes above they skip when the walk had too little
+# of a CPU).
+ALONE := TestLoneWorkerYields
 
 # When output leaves (strace and a terminal): the same code above every
 # reader, run by the first pass alone.
