@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -72,9 +71,8 @@ type scan struct {
 	// (idle). Subtree walks read both while they work: one ends early for
 	// a free worker when nothing waits for it.
 	live bulk.Live
-	// started is when the walk began, procs the runtime's Ps (yield).
-	started time.Time
-	procs   int
+	// procs is the runtime's Ps (yield).
+	procs int
 
 	em *emitter // with Options.Stream
 	// heap: the shared stack is a heap in du's order (order.go), for a

@@ -47,7 +47,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -231,7 +230,7 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	sc := &scan{w: w, ctx: gctx, g: g, rootDev: rec.Dev, follow: follow,
 		links: linkTable{dev: rec.Dev}}
 	sc.live.Jobs = int32(w.opts.Jobs)
-	sc.started, sc.procs = time.Now(), runtime.GOMAXPROCS(0)
+	sc.procs = runtime.GOMAXPROCS(0)
 	if !w.opts.ListFiles && !w.checkAll.Load() {
 		sc.mode = bulk.Fold
 	}

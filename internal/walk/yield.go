@@ -19,11 +19,14 @@ import (
 // the worker's P to one of them: none then.
 var yieldEvery = 4 * time.Millisecond // a variable for tests
 
+// epoch is what workers' yield times count from: one clock for every
+// walk, since a worker is reused by the next.
+var epoch = time.Now()
+
 // yield reschedules wk's goroutine if yieldEvery has passed since it
-// last did (or since it started) and fewer workers run than there are
-// Ps.
+// last did and fewer workers run than there are Ps.
 func (sc *scan) yield(wk *worker) {
-	now := time.Since(sc.started)
+	now := time.Since(epoch)
 	if now-wk.yielded < yieldEvery {
 		return
 	}
