@@ -209,7 +209,8 @@ typedef struct godu_tree {
 } godu_tree;
 
 /* The caller's workers as a subtree walk sees them while it works,
- * written by the caller meanwhile (bulk.Live): how many of jobs work, and
+ * written by the caller meanwhile (bulk.Live): how many of jobs (the
+ * workers allowed at the moment, which the caller may change) work, and
  * how many directories wait for one on its stack. */
 typedef struct godu_live {
 	int32_t running;

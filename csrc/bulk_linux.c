@@ -307,7 +307,9 @@ static void godu_tree_hand(int *fds, uint32_t i, int fd)
  * directory waits for one (see godu_live). */
 static int godu_idle(const godu_live *l)
 {
-	return l && __atomic_load_n(&l->running, __ATOMIC_RELAXED) < l->jobs &&
+	return l &&
+	       __atomic_load_n(&l->running, __ATOMIC_RELAXED) <
+		       __atomic_load_n(&l->jobs, __ATOMIC_RELAXED) &&
 	       __atomic_load_n(&l->stacked, __ATOMIC_RELAXED) == 0;
 }
 

@@ -237,6 +237,7 @@ type Reader struct {
 	tstack []uint32
 	tseen  Idents // the identities met, for cycle checks
 	tlive  *Live  // the caller's workers, during a subtree walk
+	waits  *Waits // the next core call is timed into it (Sample)
 	// The subtree walk's hard-link records and their names.
 	trecs   []Record
 	tlnames []byte
@@ -284,7 +285,11 @@ func (r *Reader) Read(d *Dir) (Batch, error) {
 	if d.c.fd < 0 {
 		name = r.cname(d.name)
 	}
-	coreRead(&d.c, d.parent, name, r)
+	if r.waits != nil {
+		r.timed(func() { coreRead(&d.c, d.parent, name, r) })
+	} else {
+		coreRead(&d.c, d.parent, name, r)
+	}
 	return r.batch(d)
 }
 
@@ -313,7 +318,11 @@ func (r *Reader) Split(from *Reader, b Batch, at int) (head, tail Batch) {
 // this is how a huge directory is spread over workers.
 func (r *Reader) Stat(dirfd int, foldDev uint64, b Batch, mode Mode) Batch {
 	c := ctl{flags: uint32(mode &^ NamesOnly), foldDev: foldDev, nrecs: uint32(len(b.Records))}
-	coreStat(&c, dirfd, r)
+	if r.waits != nil {
+		r.timed(func() { coreStat(&c, dirfd, r) })
+	} else {
+		coreStat(&c, dirfd, r)
+	}
 	return Batch{
 		Records: r.recs[:c.nrecs],
 		Folded:  c.sum(),

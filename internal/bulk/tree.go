@@ -80,8 +80,8 @@ type treeCtl struct {
 }
 
 // Live is the caller's workers as a subtree walk sees them while it
-// works: how many of Jobs work (Running) and how many directories wait
-// for one (Stacked). The caller keeps both current meanwhile; while a
+// works: how many of Jobs, the workers allowed at the moment, work
+// (Running) and how many directories wait for one (Stacked). The caller keeps both current meanwhile; while a
 // worker is free and no directory waits, a walk that found two
 // directories or more and did not read them ends before its next
 // directory, once it read YieldMin entries and directories, and leaves
@@ -91,13 +91,13 @@ type treeCtl struct {
 type Live struct {
 	Running atomic.Int32
 	Stacked atomic.Int32
-	Jobs    int32
+	Jobs    atomic.Int32 // the caller may change it during a walk
 	_       int32
 }
 
 // idle is godu_idle: a worker is free and no directory waits for one.
 func (l *Live) idle() bool {
-	return l != nil && l.Running.Load() < l.Jobs && l.Stacked.Load() == 0
+	return l != nil && l.Running.Load() < l.Jobs.Load() && l.Stacked.Load() == 0
 }
 
 // YieldMin is the entries and directories a subtree walk reads before it
@@ -249,7 +249,11 @@ func (r *Reader) treeCall(walk func(*treeCtl, int, []uint64, *Reader), rootfd in
 	if mode&TreeHandMixed != 0 {
 		t.mixedDirs, t.mixedFiles = MixedDirs, MixedFiles
 	}
-	walk(t, rootfd, slots, r)
+	if r.waits != nil {
+		r.timed(func() { walk(t, rootfd, slots, r) })
+	} else {
+		walk(t, rootfd, slots, r)
+	}
 	r.nnodes = 0
 	tr := Tree{
 		Nodes:     r.nodes[:t.nnodes],

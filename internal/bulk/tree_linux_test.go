@@ -316,7 +316,8 @@ func TestTreeYields(t *testing.T) {
 		}
 	}
 	live := func(running, stacked, jobs int32) *Live {
-		l := &Live{Jobs: jobs}
+		l := &Live{}
+		l.Jobs.Store(jobs)
 		l.Running.Store(running)
 		l.Stacked.Store(stacked)
 		return l

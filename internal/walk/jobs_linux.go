@@ -1,7 +1,8 @@
 package walk
 
-// On Linux, workers spend part of each statx waiting in the kernel; three
-// per CPU keep every CPU busy (see README, Benchmarks).
+// On Linux, three workers per CPU keep every CPU busy while they wait on
+// the disk; as many as the CPUs work at once while they do not (pace.go,
+// and README, "As many workers as CPUs").
 const (
 	jobsPerCPU     = 3
 	minDefaultJobs = 2

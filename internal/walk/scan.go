@@ -65,7 +65,7 @@ type scan struct {
 
 	// live.Running counts the walk's workers: the caller's goroutine
 	// while it works (Walk) and the group's goroutines (tryGo). It bounds
-	// them by Options.Jobs (live.Jobs), the caller's included, so that a
+	// them by live.Jobs, at most Options.Jobs (pace.go), the caller's included, so that a
 	// slot the caller leaves when it finds nothing more to do serves
 	// another worker. live.Stacked is len(stack), read without the lock
 	// (idle). Subtree walks read both while they work: one ends early for
@@ -73,6 +73,7 @@ type scan struct {
 	live bulk.Live
 	// procs is the runtime's Ps (yield).
 	procs int
+	pace  pacer
 
 	em *emitter // with Options.Stream
 	// heap: the shared stack is a heap in du's order (order.go), for a
@@ -154,30 +155,39 @@ func (sc *scan) pop() *dir {
 
 // work visits directories from the shared stack until it is empty. A
 // worker that finds the stack empty ends: the others' pushes start new
-// ones.
-func (sc *scan) work(wk *worker) {
+// ones. One that finds more workers working than are allowed (pace.go)
+// leaves, out of live.Running already: work then reports true.
+func (sc *scan) work(wk *worker) (left bool) {
 	for {
 		if sc.em != nil {
 			sc.em.help() // stream.go: past its budget, the stream goes first
 		}
+		if sc.leave() {
+			return true
+		}
 		d := sc.pop()
 		if d == nil {
-			return
+			return false
 		}
 		sc.visitChain(wk, d, -1)
 	}
 }
 
 // tryGo runs f on a goroutine of the group if one of the walk's slots is
-// free (live.Running).
+// free (live.Running, below live.Jobs). f returns errLeft once it took
+// itself out of live.Running (leave).
 func (sc *scan) tryGo(f func() error) bool {
-	if int(sc.live.Running.Add(1)) > sc.w.opts.Jobs {
+	if sc.live.Running.Add(1) > sc.live.Jobs.Load() {
 		sc.live.Running.Add(-1)
 		return false
 	}
 	if sc.g.TryGo(func() error {
-		defer sc.live.Running.Add(-1)
-		return f()
+		err := f()
+		if err == errLeft {
+			return nil
+		}
+		sc.live.Running.Add(-1)
+		return err
 	}) {
 		return true
 	}
@@ -192,14 +202,17 @@ func (sc *scan) tryGo(f func() error) bool {
 // would find nothing else (the walk down a chain of directories, each
 // with its files, keeps every worker busy only so).
 func (sc *scan) idle() bool {
-	return mixedPass && (int(sc.live.Running.Load()) < sc.w.opts.Jobs || sc.live.Stacked.Load() == 0)
+	return mixedPass && (sc.live.Running.Load() < sc.live.Jobs.Load() || sc.live.Stacked.Load() == 0)
 }
 
 // workFromStack is a worker started to take directories from the shared
 // stack (errgroup's TryGo) until it is empty.
 func (sc *scan) workFromStack() error {
 	wk := sc.w.getWorker()
-	sc.work(wk)
+	left := sc.work(wk)
 	sc.w.putWorker(wk)
+	if left {
+		return errLeft
+	}
 	return nil
 }

@@ -80,7 +80,7 @@ func (sc *scan) readRest(wk *worker, d *dir) error {
 		more = names.More
 		lw := sc.w.getWorker()
 		l := listed{lw, lw.rd.Adopt(rd, names)}
-		if nexaminers < sc.w.opts.Jobs-1 {
+		if nexaminers < int(sc.live.Jobs.Load())-1 {
 			examiners.Add(1)
 			if sc.tryGo(examiner) {
 				nexaminers++

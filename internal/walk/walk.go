@@ -229,7 +229,7 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	g.SetLimit(w.opts.Jobs) // the walk's slots (scan.live) bound it first
 	sc := &scan{w: w, ctx: gctx, g: g, rootDev: rec.Dev, follow: follow,
 		links: linkTable{dev: rec.Dev}}
-	sc.live.Jobs = int32(w.opts.Jobs)
+	sc.startPace()
 	sc.procs = runtime.GOMAXPROCS(0)
 	if !w.opts.ListFiles && !w.checkAll.Load() {
 		sc.mode = bulk.Fold
@@ -311,13 +311,15 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	wk := w.getWorker()
 	sc.live.Running.Add(1)
 	sc.visitChain(wk, root, fd)
-	sc.work(wk)
-	sc.live.Running.Add(-1)
+	if !sc.work(wk) {
+		sc.live.Running.Add(-1)
+	}
 	w.putWorker(wk)
 	g.Wait()
 	w.workMu.Lock()
 	for _, wk := range w.idle { // (those of other walks at once are busy)
 		wk.anc.reset() // keeps none of this walk's directories alive
+		wk.rd.Sample(nil)
 	}
 	w.workMu.Unlock()
 	if err := ctx.Err(); err != nil {

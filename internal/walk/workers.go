@@ -32,8 +32,9 @@ type worker struct {
 	// Scratch of streamTreeLinks.
 	holder []*dir
 	under  []int32
-	// When the worker's goroutine last rescheduled (yield).
-	yielded time.Duration
+	// When the worker's goroutine last rescheduled (yield), and when it
+	// last timed a core call (paced).
+	yielded, sampled time.Duration
 }
 
 // getWorker takes an idle worker, or makes one.

@@ -27,6 +27,7 @@ var epoch = time.Now()
 // last did and fewer workers run than there are Ps.
 func (sc *scan) yield(wk *worker) {
 	now := time.Since(epoch)
+	sc.paced(wk, now)
 	if now-wk.yielded < yieldEvery {
 		return
 	}

@@ -1,0 +1,114 @@
+package bulk
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestSampleSleep: a timed call that sleeps counts its sleep; one that
+// keeps its CPU counts none; an untimed call counts nothing, and a call
+// is timed once per Sample.
+func TestSampleSleep(t *testing.T) {
+	// On one thread: a goroutine preempted while it spins may resume on
+	// another, and the call is then not counted.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	r := NewReader()
+	var w Waits
+	r.Sample(&w)
+	r.timed(func() { unix.Nanosleep(&unix.Timespec{Nsec: 20e6}, nil) })
+	if took, slept := w.Took.Load(), w.Slept.Load(); took < 20e6 || slept < 15e6 {
+		t.Errorf("sleeping 20 ms: took %v, slept %v; want both about 20 ms", time.Duration(took), time.Duration(slept))
+	}
+	r.timed(func() { unix.Nanosleep(&unix.Timespec{Nsec: 20e6}, nil) }) // not sampled
+	var busy Waits
+	r.Sample(&busy)
+	r.timed(func() {
+		for start := time.Now(); time.Since(start) < 20*time.Millisecond; {
+		}
+	})
+	if took, slept := busy.Took.Load(), busy.Slept.Load(); took < 20e6 || slept > took/2 {
+		t.Errorf("spinning 20 ms: took %v, slept %v; want about 20 ms and little", time.Duration(took), time.Duration(slept))
+	}
+	if took := w.Took.Load(); took > 35e6 {
+		t.Errorf("an unsampled call was timed: %v in all", time.Duration(took))
+	}
+}
+
+// TestSampleCalls: Read, Stat and Tree each time the call that follows
+// Sample.
+func TestSampleCalls(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{"a/b", "c"} {
+		if err := os.MkdirAll(filepath.Join(dir, p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "f"), make([]byte, 100), 0o644)
+	var st unix.Stat_t
+	if err := unix.Stat(dir, &st); err != nil {
+		t.Fatal(err)
+	}
+	r := NewReader()
+	var d Dir
+	d.Open(unix.AT_FDCWD, dir, NamesOnly, uint64(st.Dev))
+	defer d.Close()
+	var w Waits
+	timed := func(what string, f func()) {
+		before := w.Took.Load()
+		r.Sample(&w)
+		f()
+		if w.Took.Load() == before {
+			t.Errorf("%s: not timed", what)
+		}
+		if r.waits != nil {
+			t.Errorf("%s: the next call would be timed too", what)
+		}
+	}
+	var b Batch
+	timed("Read", func() {
+		var err error
+		if b, err = r.Read(&d); err != nil || len(b.Records) != 3 {
+			t.Fatalf("read: %v, %d records", err, len(b.Records))
+		}
+	})
+	timed("Stat", func() { b = r.Stat(d.Fd(), uint64(st.Dev), b, 0) })
+	r.TreeStart()
+	for i := range b.Records {
+		if rec := &b.Records[i]; rec.Type == Directory {
+			r.TreeAdd(rec, b.Name(rec))
+		}
+	}
+	timed("Tree", func() { r.Tree(d.Fd(), uint64(st.Dev), nil, 1<<20, 0, nil) })
+}
+
+// TestTuneProcessAddsP: the command's process has one P more than the
+// runtime chose (unless GOMAXPROCS is set), and CPUs is the runtime's
+// choice; again, TuneProcess changes nothing.
+func TestTuneProcessAddsP(t *testing.T) {
+	before := runtime.GOMAXPROCS(0)
+	untuned := func() {
+		runtime.GOMAXPROCS(before)
+		tuneOnce, _ = sync.Once{}, tunedCPUs.Swap(0)
+	}
+	untuned() // (a test run again, or another that tuned)
+	defer untuned()
+	TuneProcess()
+	TuneProcess()
+	want := before + 1
+	if os.Getenv("GOMAXPROCS") != "" {
+		want = before
+	}
+	if got := runtime.GOMAXPROCS(0); got != want {
+		t.Errorf("GOMAXPROCS %d after TuneProcess, want %d", got, want)
+	}
+	if got := CPUs(); got != before {
+		t.Errorf("CPUs %d, want %d", got, before)
+	}
+}
