@@ -20,7 +20,8 @@ const CanSample = canSample
 // Sample times the Reader's next core call (Read, Stat or Tree) into w.
 // The thread's CPU time and its voluntary switches (sleeps; a preemption
 // is not one) before and after the call tell the time it slept: a call
-// that slept counts its time off the CPU as slept.
+// that slept counts all its time off the CPU as slept, waits for a CPU
+// in it included; one that only waited for a CPU, none.
 func (r *Reader) Sample(w *Waits) { r.waits = w }
 
 // timed runs f, the core call, timed into r.waits if Sample asked for it.

@@ -1,6 +1,7 @@
 package bulk
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -23,22 +24,34 @@ func TestSampleSleep(t *testing.T) {
 	var w Waits
 	r.Sample(&w)
 	r.timed(func() { unix.Nanosleep(&unix.Timespec{Nsec: 20e6}, nil) })
-	if took, slept := w.Took.Load(), w.Slept.Load(); took < 20e6 || slept < 15e6 {
+	took, slept := w.Took.Load(), w.Slept.Load()
+	if took < 20e6 || slept < 15e6 {
 		t.Errorf("sleeping 20 ms: took %v, slept %v; want both about 20 ms", time.Duration(took), time.Duration(slept))
 	}
-	r.timed(func() { unix.Nanosleep(&unix.Timespec{Nsec: 20e6}, nil) }) // not sampled
-	var busy Waits
-	r.Sample(&busy)
-	r.timed(func() {
-		for start := time.Now(); time.Since(start) < 20*time.Millisecond; {
+	r.timed(func() { unix.Nanosleep(&unix.Timespec{Nsec: 1e6}, nil) }) // not sampled
+	if w.Took.Load() != took || w.Slept.Load() != slept {
+		t.Errorf("an unsampled call was timed")
+	}
+	// Spinning for 5 ms, from a fresh reschedule: under the 10 ms past
+	// which the runtime preempts a goroutine, a voluntary switch of its
+	// locked thread. A preemption by the system, the CPU shared, is not
+	// one. Three tries: one may meet a collection.
+	var tries []string
+	for try := 0; try < 3; try++ {
+		var busy Waits
+		runtime.Gosched()
+		r.Sample(&busy)
+		r.timed(func() {
+			for start := time.Now(); time.Since(start) < 5*time.Millisecond; {
+			}
+		})
+		took, slept := busy.Took.Load(), busy.Slept.Load()
+		if took >= 5e6 && slept <= took/4 {
+			return
 		}
-	})
-	if took, slept := busy.Took.Load(), busy.Slept.Load(); took < 20e6 || slept > took/2 {
-		t.Errorf("spinning 20 ms: took %v, slept %v; want about 20 ms and little", time.Duration(took), time.Duration(slept))
+		tries = append(tries, fmt.Sprintf("took %v, slept %v", time.Duration(took), time.Duration(slept)))
 	}
-	if took := w.Took.Load(); took > 35e6 {
-		t.Errorf("an unsampled call was timed: %v in all", time.Duration(took))
-	}
+	t.Errorf("spinning 5 ms, three times: %v; want about 5 ms, and little slept", tries)
 }
 
 // TestSampleCalls: Read, Stat and Tree each time the call that follows
@@ -55,6 +68,8 @@ func TestSampleCalls(t *testing.T) {
 	if err := unix.Stat(dir, &st); err != nil {
 		t.Fatal(err)
 	}
+	runtime.LockOSThread() // a call that ends on another thread is not timed
+	defer runtime.UnlockOSThread()
 	r := NewReader()
 	var d Dir
 	d.Open(unix.AT_FDCWD, dir, NamesOnly, uint64(st.Dev))
@@ -79,6 +94,9 @@ func TestSampleCalls(t *testing.T) {
 		}
 	})
 	timed("Stat", func() { b = r.Stat(d.Fd(), uint64(st.Dev), b, 0) })
+	if !CanTree {
+		return
+	}
 	r.TreeStart()
 	for i := range b.Records {
 		if rec := &b.Records[i]; rec.Type == Directory {

@@ -11,7 +11,7 @@ import (
 // library must not make on import: one P more than the runtime would
 // have (see CPUs); with the cgo core, glibc's single malloc arena on
 // Linux, and on macOS no download of dataless (cloud-evicted) files. Call
-// it once, early.
+// it early; calls after the first change nothing more.
 func TuneProcess() {
 	tuneOnce.Do(func() {
 		if os.Getenv("GOMAXPROCS") == "" { // the user's choice stands
@@ -41,6 +41,9 @@ var (
 // directories) cost 762 context switches and 343 monitor wake-ups against
 // the floor's 47 context switches. With one P more than the workers that
 // run at once, a P stays idle, and the monitor leaves calls alone.
+// (Setting GOMAXPROCS ends the runtime's own updates of it to a changed
+// CPU limit of the container, which a command that runs for seconds does
+// not miss.)
 func CPUs() int {
 	if n := tunedCPUs.Load(); n > 0 {
 		return int(n)

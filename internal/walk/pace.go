@@ -27,9 +27,11 @@ import (
 // CPUs): the workers a disk keeps waiting are many one moment and fewer
 // the next, and a worker too many costs little there (deep, caches
 // dropped: falling whenever fewer were wanted, 4 to 6 workers allowed,
-// was 5 % slower than 6 throughout). Time spent waiting for a CPU is not
-// sleep: more workers than CPUs on a tree in memory wait for one, and
-// are allowed fewer.
+// was 5 % slower than 6 throughout). A call that waited only for a CPU
+// did not sleep: more workers than CPUs on a tree in memory wait for
+// one, and are allowed fewer. (A call that slept counts all its time off
+// the CPU as sleep, waits for a CPU in it included: where both happen,
+// the allowance errs high, which costs little.)
 type pacer struct {
 	mu    sync.Mutex   // held by the worker that decides
 	due   atomic.Int64 // when the next decision is due (since epoch)
@@ -83,6 +85,9 @@ func (sc *scan) paced(wk *worker, now time.Duration) {
 		want = paceWant(p.cpus, int32(sc.w.opts.Jobs))
 	} else {
 		took, slept := p.waits.Took.Swap(0), p.waits.Slept.Swap(0)
+		if took <= 0 {
+			return
+		}
 		awake := max(1-float64(slept)/float64(took), 0.05)
 		want = int32(min(math.Round(float64(p.cpus)/awake), float64(sc.w.opts.Jobs)))
 	}

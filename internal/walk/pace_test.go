@@ -2,12 +2,10 @@ package walk
 
 import (
 	"context"
-	"fmt"
-	"math/rand"
-	"slices"
-	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/godu-sh/godu/internal/bulk"
 )
@@ -55,59 +53,48 @@ func TestPaceDecides(t *testing.T) {
 	}
 }
 
-// TestAllowanceChanges: the allowance changed at random at every
-// directory, workers started for a rise and leaving on a fall, changes
-// no figure: every reported node's totals and the walk's counts are
-// those of a walk by one worker, for any options, and no descriptor is
-// left open.
-func TestAllowanceChanges(t *testing.T) {
-	if !bulk.CanSample {
-		t.Skip("no timed calls here: the allowance does not change")
+// TestLeaveKeepsAWorker: a worker that stops, having found the stack
+// empty, still counts until it is out of live.Running; a worker that
+// pushed a directory meanwhile, started none for it (no slot) and left
+// (the allowance fell) counted on it. The stopping worker starts one for
+// what is stacked: the walk never ends with a directory on its stack.
+func TestLeaveKeepsAWorker(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the stacked directory is visited as cut short: no system call
+	sc := &scan{w: New(Options{Jobs: 4}), ctx: ctx, g: &errgroup.Group{}}
+	sc.live.Jobs.Store(1)    // fallen after the stopping worker's last leave check
+	sc.live.Running.Store(2) // this worker, and one stopping
+	sc.push([]*dir{{name: "x", pending: 1}})
+	if sc.tryGo(sc.workFromStack) {
+		t.Fatal("a slot was free")
 	}
-	defer func(e, s time.Duration) { paceEvery, sampleEvery, paceWant = e, s, nil }(paceEvery, sampleEvery)
-	paceEvery, sampleEvery = 0, time.Hour
-	var mu sync.Mutex
-	rng := rand.New(rand.NewSource(1))
-	paceWant = func(cpus, jobs int32) int32 {
-		mu.Lock()
-		defer mu.Unlock()
-		return 1 + rng.Int31n(jobs)
+	if !sc.work(sc.w.getWorker()) {
+		t.Fatal("the worker over the allowance did not leave")
 	}
-	jobs := bulk.CPUs() + 7
-	left0 := left.Load()
-	for seed := int64(1); seed <= 3; seed++ {
-		path := randomTree(t, seed)
-		for _, opts := range []Options{
-			{MaxDepth: 0}, {MaxDepth: 1, Time: bulk.MTime}, {MaxDepth: -1},
-			{MaxDepth: 2, CountLinks: true},
-		} {
-			opts.Jobs = 1
-			want, wantStats := report(t, opts, path)
-			opts.Jobs = jobs
-			for try := 0; try < 3; try++ {
-				got, stats := report(t, opts, path)
-				sameReport(t, fmt.Sprintf("seed %d %+v try %d", seed, opts, try), got, want, stats, wantStats)
-			}
-		}
-		// du -a's stream, in du's order.
-		stream := func(jobs int) []string {
-			var lines []string
-			w := New(Options{MaxDepth: -1, ListFiles: true, Jobs: jobs, Stream: func(p string, n *Node) {
-				lines = append(lines, fmt.Sprint(p, " ", n.Totals))
-			}})
-			if _, err := w.Walk(context.Background(), path); err != nil {
-				t.Fatal(err)
-			}
-			return lines
-		}
-		want := stream(1)
-		for try := 0; try < 3; try++ {
-			if got := stream(jobs); !slices.Equal(got, want) {
-				t.Fatalf("seed %d, -a stream try %d: %d lines, want %d, or in another order", seed, try, len(got), len(want))
-			}
-		}
+	sc.stopped() // the stopping worker
+	sc.g.Wait()
+	if n := sc.live.Stacked.Load(); n != 0 {
+		t.Errorf("the walk ended with %d directories stacked", n)
 	}
-	if left.Load() == left0 {
-		t.Errorf("no worker ever left: the fall of the allowance went untested")
+	if r := sc.live.Running.Load(); r != 0 {
+		t.Errorf("Running %d after every worker ended", r)
+	}
+}
+
+// TestVisitOnLeaves: a worker started for a directory handed over open
+// (visitOn) that leaves is counted out of live.Running once.
+func TestVisitOnLeaves(t *testing.T) {
+	sc := &scan{w: New(Options{Jobs: 4}), ctx: context.Background(), g: &errgroup.Group{}}
+	sc.live.Jobs.Store(2)
+	sc.live.Running.Store(1) // the caller's goroutine, working
+	sc.w.workMu.Lock()       // the started worker waits in getWorker
+	if !sc.visitOn(nil, -1) {
+		t.Fatal("no slot")
+	}
+	sc.live.Jobs.Store(1) // the allowance falls: the started worker leaves
+	sc.w.workMu.Unlock()
+	sc.g.Wait()
+	if r := sc.live.Running.Load(); r != 1 {
+		t.Errorf("Running %d with the caller still working, want 1", r)
 	}
 }

@@ -186,13 +186,26 @@ func (sc *scan) tryGo(f func() error) bool {
 		if err == errLeft {
 			return nil
 		}
-		sc.live.Running.Add(-1)
+		sc.stopped()
 		return err
 	}) {
 		return true
 	}
 	sc.live.Running.Add(-1)
 	return false
+}
+
+// stopped takes a worker that stops, having found nothing more to do,
+// out of live.Running. Until then it was counted: a worker that pushed
+// meanwhile may have left (leave) or started none (tryGo) for what it
+// pushed, counting on it; a worker is started for that here. (Both
+// counts are sequentially consistent: either this load sees the push, or
+// that worker's count saw this one stopped, and stayed.)
+func (sc *scan) stopped() {
+	sc.live.Running.Add(-1)
+	if sc.live.Stacked.Load() > 0 {
+		sc.tryGo(sc.workFromStack)
+	}
 }
 
 // idle reports whether a directory's subdirectories are worth passing on

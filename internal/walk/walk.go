@@ -312,7 +312,7 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	sc.live.Running.Add(1)
 	sc.visitChain(wk, root, fd)
 	if !sc.work(wk) {
-		sc.live.Running.Add(-1)
+		sc.stopped()
 	}
 	w.putWorker(wk)
 	g.Wait()

@@ -1,0 +1,72 @@
+//go:build unix
+
+package walk
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/godu-sh/godu/internal/bulk"
+)
+
+// TestAllowanceChanges: the allowance changed at random at every
+// directory, workers started for a rise and leaving on a fall, changes
+// no figure: every reported node's totals and the walk's counts are
+// those of a walk by one worker, for any options, and no descriptor is
+// left open.
+func TestAllowanceChanges(t *testing.T) {
+	if !bulk.CanSample {
+		t.Skip("no timed calls here: the allowance does not change")
+	}
+	defer func(e, s time.Duration) { paceEvery, sampleEvery, paceWant = e, s, nil }(paceEvery, sampleEvery)
+	paceEvery, sampleEvery = 0, time.Hour
+	var mu sync.Mutex
+	rng := rand.New(rand.NewSource(1))
+	paceWant = func(cpus, jobs int32) int32 {
+		mu.Lock()
+		defer mu.Unlock()
+		return 1 + rng.Int31n(jobs)
+	}
+	jobs := bulk.CPUs() + 7
+	left0 := left.Load()
+	for seed := int64(1); seed <= 3; seed++ {
+		path := randomTree(t, seed)
+		for _, opts := range []Options{
+			{MaxDepth: 0}, {MaxDepth: 1, Time: bulk.MTime}, {MaxDepth: -1},
+			{MaxDepth: 2, CountLinks: true},
+		} {
+			opts.Jobs = 1
+			want, wantStats := report(t, opts, path)
+			opts.Jobs = jobs
+			for try := 0; try < 3; try++ {
+				got, stats := report(t, opts, path)
+				sameReport(t, fmt.Sprintf("seed %d %+v try %d", seed, opts, try), got, want, stats, wantStats)
+			}
+		}
+		// du -a's stream, in du's order.
+		stream := func(jobs int) []string {
+			var lines []string
+			w := New(Options{MaxDepth: -1, ListFiles: true, Jobs: jobs, Stream: func(p string, n *Node) {
+				lines = append(lines, fmt.Sprint(p, " ", n.Totals))
+			}})
+			if _, err := w.Walk(context.Background(), path); err != nil {
+				t.Fatal(err)
+			}
+			return lines
+		}
+		want := stream(1)
+		for try := 0; try < 3; try++ {
+			if got := stream(jobs); !slices.Equal(got, want) {
+				t.Fatalf("seed %d, -a stream try %d: %d lines, want %d, or in another order", seed, try, len(got), len(want))
+			}
+		}
+	}
+	if left.Load() == left0 {
+		t.Errorf("no worker ever left: the fall of the allowance went untested")
+	}
+}
