@@ -22,13 +22,19 @@ all: build
 # resolver and user lookups that would need libc's shared NSS modules;
 # godu calls neither. Only a cgo build for the host is linked so; anything
 # else (CGO_ENABLED=0, GOOS or GOARCH set, no libc.a), and go install, link
-# as any Go program does. Evaluated only when build runs.
-STATIC_OK = $(shell set -- $$($(GO) env GOOS GOARCH CGO_ENABLED GOHOSTOS GOHOSTARCH CC); [ "$$1 $$2 $$3 $$4" = "linux $$5 1 linux" ] && shift 5 && printf 'int main(void){return 0;}' | "$$@" -static -x c - -o /dev/null 2>/dev/null && echo yes)
+# as any Go program does. Where musl-gcc is installed (musl-tools), the
+# static link is musl's: glibc's static start-up asks the CPU for its
+# caches' sizes, dozens of cpuid instructions, each a VM exit under a
+# hypervisor (a sixth of godu's start-up samples here: 1.9 ms against
+# 1.5 ms with musl, hyperfine). Evaluated only when build runs.
+HOST_CGO = $(shell set -- $$($(GO) env GOOS GOARCH CGO_ENABLED GOHOSTOS GOHOSTARCH); [ "$$1 $$2 $$3 $$4" = "linux $$5 1 linux" ] && echo yes)
+BUILD_CC = $(or $(if $(HOST_CGO),$(shell command -v musl-gcc 2>/dev/null)),$(shell $(GO) env CC))
+STATIC_OK = $(if $(HOST_CGO),$(shell printf 'int main(void){return 0;}' | $(BUILD_CC) -static -x c - -o /dev/null 2>/dev/null && echo yes))
 comma := ,
 BUILD_FLAGS = $(if $(STATIC_OK),-tags netgo$(comma)osusergo -ldflags '$(LDFLAGS) -linkmode external -extldflags -static',-ldflags '$(LDFLAGS)')
 
 build:
-	$(GO) build -trimpath $(BUILD_FLAGS) -o bin/godu ./cmd/godu
+	CC='$(BUILD_CC)' $(GO) build -trimpath $(BUILD_FLAGS) -o bin/godu ./cmd/godu
 
 build-purego:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/godu-purego ./cmd/godu
@@ -71,6 +77,7 @@ vet:
 # The C core must compile without a warning.
 cwarn:
 	$(CC) $(CFLAGS_CHECK) -fsyntax-only csrc/bulk_linux.c
+	! command -v musl-gcc >/dev/null || musl-gcc $(CFLAGS_CHECK) -fsyntax-only csrc/bulk_linux.c
 	$(CC) $(CFLAGS_CHECK) -fsyntax-only csrc/attrparse.c
 	$(CC) $(CFLAGS_CHECK) -fsyntax-only -Iinternal/xnu/include -include internal/xnu/include/xnu_shim.h csrc/bulk_darwin.c
 

@@ -22,6 +22,46 @@
 #define AT_STATX_DONT_SYNC 0x4000
 #endif
 
+/* statx: the C library's, or where it has none (musl before 1.2.5, which
+ * the command links statically where it can: no cpuid probing of caches
+ * at start, see the Makefile) the system call itself, with the structure
+ * and mask bits as the kernel's ABI fixes them (linux/stat.h). */
+#if defined(STATX_BLOCKS)
+typedef struct statx godu_statx_t;
+#define godu_statx statx
+#define GODU_HAVE_STATX 1
+#elif defined(SYS_statx)
+typedef struct {
+	uint32_t stx_mask, stx_blksize;
+	uint64_t stx_attributes;
+	uint32_t stx_nlink, stx_uid, stx_gid;
+	uint16_t stx_mode, spare0;
+	uint64_t stx_ino, stx_size, stx_blocks, stx_attributes_mask;
+	struct {
+		int64_t tv_sec;
+		uint32_t tv_nsec;
+		int32_t reserved;
+	} stx_atime, stx_btime, stx_ctime, stx_mtime;
+	uint32_t stx_rdev_major, stx_rdev_minor, stx_dev_major, stx_dev_minor;
+	uint64_t spare[14];
+} godu_statx_t;
+_Static_assert(sizeof(godu_statx_t) == 256, "struct statx is 256 bytes");
+#define STATX_TYPE 0x001U
+#define STATX_MODE 0x002U
+#define STATX_NLINK 0x004U
+#define STATX_ATIME 0x020U
+#define STATX_MTIME 0x040U
+#define STATX_CTIME 0x080U
+#define STATX_INO 0x100U
+#define STATX_SIZE 0x200U
+#define STATX_BLOCKS 0x400U
+static int godu_statx(int dirfd, const char *name, int flags, unsigned mask, godu_statx_t *sx)
+{
+	return (int)syscall(SYS_statx, dirfd, name, flags, mask, sx);
+}
+#define GODU_HAVE_STATX 1
+#endif
+
 struct godu_dirent64 {
 	uint64_t d_ino;
 	int64_t d_off;
@@ -60,9 +100,9 @@ static uint8_t godu_type_of_dtype(unsigned char t)
 static int godu_examine_at(int dirfd, const char *name, uint32_t flags, godu_rec *r)
 {
 	int fl = AT_NO_AUTOMOUNT | ((flags & GODU_FOLLOW) ? 0 : AT_SYMLINK_NOFOLLOW);
-#ifdef STATX_BLOCKS
+#ifdef GODU_HAVE_STATX
 	if (godu_have_statx) {
-		struct statx sx;
+		godu_statx_t sx;
 		unsigned mask = STATX_TYPE | STATX_MODE | STATX_INO | STATX_NLINK |
 				STATX_BLOCKS | STATX_SIZE;
 		if (flags & GODU_ATIME)
@@ -71,12 +111,15 @@ static int godu_examine_at(int dirfd, const char *name, uint32_t flags, godu_rec
 			mask |= STATX_MTIME;
 		if (flags & GODU_CTIME)
 			mask |= STATX_CTIME;
-		if (statx(dirfd, name, fl | AT_STATX_DONT_SYNC, mask, &sx) == 0) {
-			const struct statx_timestamp *ts =
-				(flags & GODU_ATIME) ? &sx.stx_atime
-				: (flags & GODU_CTIME) ? &sx.stx_ctime : &sx.stx_mtime;
-			r->tsec = (flags & GODU_TIMES) ? ts->tv_sec : 0;
-			r->tnsec = (flags & GODU_TIMES) ? ts->tv_nsec : 0;
+		if (godu_statx(dirfd, name, fl | AT_STATX_DONT_SYNC, mask, &sx) == 0) {
+			int64_t sec = (flags & GODU_ATIME)   ? sx.stx_atime.tv_sec
+				      : (flags & GODU_CTIME) ? sx.stx_ctime.tv_sec
+							     : sx.stx_mtime.tv_sec;
+			uint32_t nsec = (flags & GODU_ATIME)   ? sx.stx_atime.tv_nsec
+					: (flags & GODU_CTIME) ? sx.stx_ctime.tv_nsec
+							       : sx.stx_mtime.tv_nsec;
+			r->tsec = (flags & GODU_TIMES) ? sec : 0;
+			r->tnsec = (flags & GODU_TIMES) ? nsec : 0;
 			r->ino = sx.stx_ino;
 			r->dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
 			r->blocks = (int64_t)sx.stx_blocks;
