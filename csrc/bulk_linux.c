@@ -183,6 +183,23 @@ static long godu_getdents(int fd, char *buf, uint32_t cap)
 	return n;
 }
 
+/* godu_copy_name copies a name's n bytes (its NUL included) from a
+ * directory entry: names are short, and a call to the C library's memcpy
+ * costs more than the copy where that is musl's (the static build's),
+ * a plain loop (4 % of godu's samples on hardlinks, where every name is
+ * copied). Words while 8 bytes are left, then bytes; GCC is kept from
+ * turning the loop back into a call. */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+#endif
+static inline void godu_copy_name(char *dst, const char *src, size_t n)
+{
+	for (; n >= 8; n -= 8, dst += 8, src += 8)
+		__builtin_memcpy(dst, src, 8);
+	for (; n > 0; n--)
+		*dst++ = *src++;
+}
+
 /* godu_dot reports whether nm is "." or "..". */
 static int godu_dot(const char *nm)
 {
@@ -250,7 +267,7 @@ GODU_FN int godu_read(godu_ctl *c, int parentfd, const char *name, godu_rec *rec
 				continue;
 			}
 		}
-		memcpy(names + c->names_len, nm, len + 1);
+		godu_copy_name(names + c->names_len, nm, len + 1);
 		r->name_off = c->names_len;
 		r->name_len = (uint32_t)len;
 		c->names_len += (uint32_t)len + 1;
@@ -503,7 +520,7 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 				c->name_off = t->tnames_len;
 				c->name_len = (uint32_t)len;
 				c->read = 0;
-				memcpy(tnames + t->tnames_len, nm, len + 1);
+				godu_copy_name(tnames + t->tnames_len, nm, len + 1);
 				t->tnames_len += (uint32_t)len + 1;
 				godu_tree_hadd(h, nodes, t->nnodes - 1);
 				continue;
@@ -517,7 +534,7 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 				}
 				r.name_off = t->names_len;
 				r.name_len = (uint32_t)len;
-				memcpy(names + t->names_len, nm, len + 1);
+				godu_copy_name(names + t->names_len, nm, len + 1);
 				t->names_len += (uint32_t)len + 1;
 				lnode[t->nrecs] = (int32_t)i;
 				recs[t->nrecs++] = r;
