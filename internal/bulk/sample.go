@@ -37,8 +37,8 @@ func (r *Reader) timed(f func()) {
 	if !ok {
 		return
 	}
-	tid1, t1, cpu1, sleeps1, _ := threadClock()
-	if tid1 != tid0 {
+	tid1, t1, cpu1, sleeps1, ok := threadClock()
+	if !ok || tid1 != tid0 {
 		return // ended on another thread: its CPU time is another clock
 	}
 	took := t1 - t0

@@ -32,10 +32,11 @@ func TestSampleSleep(t *testing.T) {
 	if w.Took.Load() != took || w.Slept.Load() != slept {
 		t.Errorf("an unsampled call was timed")
 	}
-	// Spinning for 5 ms, from a fresh reschedule: under the 10 ms past
-	// which the runtime preempts a goroutine, a voluntary switch of its
-	// locked thread. A preemption by the system, the CPU shared, is not
-	// one. Three tries: one may meet a collection.
+	// Spinning 5 ms, just after a reschedule: the runtime preempts a
+	// goroutine only after 10 ms, and its preempting the goroutine of a
+	// locked thread is a voluntary switch of the thread. The system's
+	// preempting the thread (a CPU shared with others) is not. Three
+	// tries: one may meet a collection.
 	var tries []string
 	for try := 0; try < 3; try++ {
 		var busy Waits

@@ -65,9 +65,10 @@ type scan struct {
 
 	// live.Running counts the walk's workers: the caller's goroutine
 	// while it works (Walk) and the group's goroutines (tryGo). It bounds
-	// them by live.Jobs, at most Options.Jobs (pace.go), the caller's included, so that a
-	// slot the caller leaves when it finds nothing more to do serves
-	// another worker. live.Stacked is len(stack), read without the lock
+	// them by live.Jobs, the workers allowed at the moment, at most
+	// Options.Jobs (pace.go), the caller's included, so that a slot the
+	// caller leaves when it finds nothing more to do serves another
+	// worker. live.Stacked is len(stack), read without the lock
 	// (idle). Subtree walks read both while they work: one ends early for
 	// a free worker when nothing waits for it.
 	live bulk.Live

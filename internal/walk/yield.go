@@ -24,7 +24,9 @@ var yieldEvery = 4 * time.Millisecond // a variable for tests
 var epoch = time.Now()
 
 // yield reschedules wk's goroutine if yieldEvery has passed since it
-// last did and fewer workers run than there are Ps.
+// last did and fewer workers run than there are Ps. It is where the walk
+// keeps its pace too (paced): a worker calls it before each directory
+// and each batch of a huge one.
 func (sc *scan) yield(wk *worker) {
 	now := time.Since(epoch)
 	sc.paced(wk, now)
