@@ -285,11 +285,7 @@ func (r *Reader) Read(d *Dir) (Batch, error) {
 	if d.c.fd < 0 {
 		name = r.cname(d.name)
 	}
-	if r.waits != nil {
-		r.timed(func() { coreRead(&d.c, d.parent, name, r) })
-	} else {
-		coreRead(&d.c, d.parent, name, r)
-	}
+	r.timed(func() { coreRead(&d.c, d.parent, name, r) })
 	return r.batch(d)
 }
 
@@ -318,11 +314,7 @@ func (r *Reader) Split(from *Reader, b Batch, at int) (head, tail Batch) {
 // this is how a huge directory is spread over workers.
 func (r *Reader) Stat(dirfd int, foldDev uint64, b Batch, mode Mode) Batch {
 	c := ctl{flags: uint32(mode &^ NamesOnly), foldDev: foldDev, nrecs: uint32(len(b.Records))}
-	if r.waits != nil {
-		r.timed(func() { coreStat(&c, dirfd, r) })
-	} else {
-		coreStat(&c, dirfd, r)
-	}
+	r.timed(func() { coreStat(&c, dirfd, r) })
 	return Batch{
 		Records: r.recs[:c.nrecs],
 		Folded:  c.sum(),

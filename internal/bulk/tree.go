@@ -81,13 +81,14 @@ type treeCtl struct {
 
 // Live is the caller's workers as a subtree walk sees them while it
 // works: how many of Jobs, the workers allowed at the moment, work
-// (Running) and how many directories wait for one (Stacked). The caller keeps both current meanwhile; while a
-// worker is free and no directory waits, a walk that found two
-// directories or more and did not read them ends before its next
-// directory, once it read YieldMin entries and directories, and leaves
-// them to the caller, who hands them on to that worker, where the walk
-// would read them on one thread while the others wait. Its layout is the
-// C struct godu_live: the core reads it during the call.
+// (Running) and how many directories wait for one (Stacked). The caller
+// keeps both current meanwhile; while a worker is free and no directory
+// waits, a walk that found two directories or more and did not read
+// them ends before its next directory, once it read YieldMin entries and
+// directories, and leaves them to the caller, who hands them on to that
+// worker, where the walk would read them on one thread while the others
+// wait. Its layout is the C struct godu_live: the core reads it during
+// the call.
 type Live struct {
 	Running atomic.Int32
 	Stacked atomic.Int32
@@ -249,11 +250,7 @@ func (r *Reader) treeCall(walk func(*treeCtl, int, []uint64, *Reader), rootfd in
 	if mode&TreeHandMixed != 0 {
 		t.mixedDirs, t.mixedFiles = MixedDirs, MixedFiles
 	}
-	if r.waits != nil {
-		r.timed(func() { walk(t, rootfd, slots, r) })
-	} else {
-		walk(t, rootfd, slots, r)
-	}
+	r.timed(func() { walk(t, rootfd, slots, r) })
 	r.nnodes = 0
 	tr := Tree{
 		Nodes:     r.nodes[:t.nnodes],

@@ -222,7 +222,12 @@ func (sc *scan) idle() bool {
 // workFromStack is a worker started to take directories from the shared
 // stack (errgroup's TryGo) until it is empty.
 func (sc *scan) workFromStack() error {
-	wk := sc.w.getWorker()
+	return sc.workThenPut(sc.w.getWorker())
+}
+
+// workThenPut is the end of a worker started by tryGo: it works from the
+// stack (work), puts wk back, and returns errLeft if it left.
+func (sc *scan) workThenPut(wk *worker) error {
 	left := sc.work(wk)
 	sc.w.putWorker(wk)
 	if left {

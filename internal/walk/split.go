@@ -138,12 +138,7 @@ func (sc *scan) visitOn(d *dir, fd int) bool {
 	return sc.tryGo(func() error {
 		wk := sc.w.getWorker()
 		sc.visitChain(wk, d, fd)
-		left := sc.work(wk)
-		sc.w.putWorker(wk)
-		if left {
-			return errLeft
-		}
-		return nil
+		return sc.workThenPut(wk)
 	})
 }
 
