@@ -7,11 +7,14 @@ import (
 	"sync"
 
 	"github.com/godu-sh/godu/internal/bulk"
+	"github.com/godu-sh/godu/internal/inodeset"
 )
 
 // packed holds the listed files of one directory for the stream. Each
 // file is a record: its name's length and name, blocks, bytes and, with a
-// time, the time, as varints, then a byte of flags (fileFlags). Records
+// time, the time, as varints, then a byte of flags (fileFlags), and, for
+// a hard-linked file (flagLink), its inode number, device and link count
+// as varints (linkID). Records
 // sit in chunks that never move (no copy as a directory of a million files
 // grows), from 1 KiB doubling up to chunkSize, each found by its ref:
 // chunk index << chunkBits | offset. Past spillAt bytes, the records go,
@@ -30,8 +33,8 @@ const (
 	chunkBits = 16
 	chunkSize = 1 << chunkBits
 	// maxRecord bounds one file's record: a name (NAME_MAX is 255 bytes on
-	// Linux, 1023 bytes of UTF-8 on macOS), four varints and the flags.
-	maxRecord = 1024 + 4*binary.MaxVarintLen64 + 1
+	// Linux, 1023 bytes of UTF-8 on macOS), seven varints and the flags.
+	maxRecord = 1024 + 7*binary.MaxVarintLen64 + 1
 )
 
 // Flags of a listed file.
@@ -40,8 +43,16 @@ const (
 	flagReadError             // could not be examined: not counted
 	flagPattern               // left out by --exclude
 	flagOtherFS               // left out by -x
+	flagLink                  // a hard link, charged by the emitter (stream.go)
+	flagBelow                 // a link below the child its record names
 	flagLeftOut   = flagReadError | flagPattern | flagOtherFS
 )
+
+// linkID is what a hard link's record adds to a file's.
+type linkID struct {
+	key   inodeset.Key
+	nlink uint32
+}
 
 func fileFlags(rec *bulk.Record) uint8 {
 	if rec.Type != bulk.Regular {
@@ -55,8 +66,7 @@ func fileFlags(rec *bulk.Record) uint8 {
 // theirs in: a walk then makes new ones only while what waits ahead of
 // the stream grows, not for every directory it lists (about 2.5 times
 // each directory's files in garbage, a collection every few thousand
-// directories). What waits swings by up to heldBudget as workers help
-// the stream; the pool keeps up to half of that.
+// directories). The pool keeps up to poolMax bytes.
 type packedPool struct {
 	mu     sync.Mutex
 	chunks [chunkClasses][][]byte // by capacity: [1 KiB << class, twice that)
@@ -66,7 +76,7 @@ type packedPool struct {
 
 const (
 	chunkClasses = chunkBits - 10 + 2 // 1 KiB to past chunkSize (a long name's)
-	poolMax      = heldBudget / 2
+	poolMax      = 1 << 19
 	poolRefsCap  = 4096 // the longest refs kept
 )
 
@@ -170,6 +180,20 @@ func (p *packed) add(pp *packedPool, name []byte, t Totals, withTime bool, flags
 	return p.alloc - was
 }
 
+// addLink packs a hard link (add, then the link's linkID).
+func (p *packed) addLink(pp *packedPool, name []byte, t Totals, withTime bool, flags uint8, id linkID) int {
+	grew := p.add(pp, name, t, withTime, flags|flagLink)
+	n := len(p.chunks) - 1
+	c := p.chunks[n]
+	was := len(c)
+	c = binary.AppendUvarint(c, id.key.Ino) // (add left room: maxRecord)
+	c = binary.AppendUvarint(c, id.key.Dev)
+	c = binary.AppendUvarint(c, uint64(id.nlink))
+	p.chunks[n] = c
+	p.inMemory += len(c) - was
+	return grew
+}
+
 func (p *packed) record(ref uint32) []byte {
 	return p.chunks[ref>>chunkBits][ref&(chunkSize-1):]
 }
@@ -181,7 +205,7 @@ func recordName(b []byte) []byte {
 }
 
 // decodeRecord reads the record at the start of b; size is its length.
-func decodeRecord(b []byte, withTime bool) (name []byte, t Totals, flags uint8, size int) {
+func decodeRecord(b []byte, withTime bool) (name []byte, t Totals, flags uint8, id linkID, size int) {
 	n, k := binary.Uvarint(b)
 	pos := k
 	name = b[pos : pos+int(n)]
@@ -197,10 +221,20 @@ func decodeRecord(b []byte, withTime bool) (name []byte, t Totals, flags uint8, 
 		t.Time = tm
 	}
 	flags = b[pos]
+	pos++
 	if flags&flagLeftOut != 0 {
 		t.Inodes = 0
 	}
-	return name, t, flags, pos + 1
+	if flags&flagLink != 0 {
+		ino, k := binary.Uvarint(b[pos:])
+		pos += k
+		dev, k := binary.Uvarint(b[pos:])
+		pos += k
+		nlink, k := binary.Uvarint(b[pos:])
+		pos += k
+		id = linkID{inodeset.Key{Dev: dev, Ino: ino}, uint32(nlink)}
+	}
+	return name, t, flags, id, pos
 }
 
 // head is the next file in name order among the memory's and the runs'

@@ -28,6 +28,11 @@ type scan struct {
 	stackMu sync.Mutex
 	stack   []*dir    // subdirectories found and not yet taken by a worker
 	keys    []heapKey // with heap: stack[i]'s key (order.go)
+	// gate (on stackMu) is where workers wait while what they would read
+	// next would only wait on the stream (emitter.holdsBack); gated
+	// counts them.
+	gate  sync.Cond
+	gated atomic.Int32
 
 	// linksNow: only the operand is reported (du -s; neither -S nor -L),
 	// so which of a file's links is counted changes no figure: the first
@@ -134,12 +139,26 @@ func (sc *scan) push(ds []*dir) {
 		}
 	}
 	sc.live.Stacked.Store(int32(len(sc.stack)))
+	if sc.gated.Load() > 0 {
+		sc.gate.Broadcast() // it may be what a gated worker waits for
+	}
 	sc.stackMu.Unlock()
 }
 
+// pop takes the next directory from the shared stack, or returns nil when
+// it is empty. With the stack a heap, it first waits while the stream
+// holds back the directory that comes first (emitter.holdsBack): the
+// workers then read what the stream waits on, or nothing.
 func (sc *scan) pop() *dir {
 	sc.stackMu.Lock()
 	defer sc.stackMu.Unlock()
+	if sc.heap {
+		sc.gated.Add(1) // before the test: see emitter.wake
+		for len(sc.stack) > 0 && sc.em.holdsBack(sc.stack[0]) && sc.ctx.Err() == nil {
+			sc.gate.Wait()
+		}
+		sc.gated.Add(-1)
+	}
 	n := len(sc.stack)
 	if n == 0 {
 		return nil

@@ -99,7 +99,7 @@ func (p *packed) spill(sf *spillFile, pp *packedPool, withTime bool) {
 
 // recordLen is the length of the record at ref.
 func (p *packed) recordLen(ref uint32, withTime bool) int {
-	_, _, _, size := decodeRecord(p.record(ref), withTime)
+	_, _, _, _, size := decodeRecord(p.record(ref), withTime)
 	return size
 }
 
@@ -153,5 +153,14 @@ func (r *spillRun) next(withTime bool) error {
 		return err
 	}
 	r.head = append(r.head, flags)
+	if flags&flagLink != 0 { // linkID
+		for i := 0; i < 3; i++ {
+			v, err := binary.ReadUvarint(r.rd)
+			if err != nil {
+				return err
+			}
+			r.head = binary.AppendUvarint(r.head, v)
+		}
+	}
 	return nil
 }

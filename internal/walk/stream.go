@@ -17,41 +17,45 @@ import (
 // handed out; nothing is kept once it has been.
 //
 // Each reported directory lists its reported children once it is read
-// (listed), sorted by name: listed files packed (packed.go: name and
-// figures as varints, about 16 bytes a file), subdirectories, and hard
-// links. An emitter walks these lists in order, merging the three by name:
+// (listed), sorted by name: listed files and hard links packed (packed.go:
+// name and figures as varints, about 16 bytes a file, 25 a link),
+// subdirectories, and the entries that could not be examined, reported
+// in du's order. An emitter walks these lists in order, merging them by
+// name:
 // it hands out a file at once, enters a subdirectory once it is listed,
 // and hands out a directory once it is complete and all its children have
 // gone. Whatever is complete ahead of the emitter waits in the lists;
 // past heldBudget bytes of it, workers run the emitter before they read
 // another directory (Walker's scheduler meanwhile takes directories in
-// du's order, order.go), so what waits stays about bounded.
+// du's order, order.go), and, while the emitter waits on a directory,
+// read only what it waits on (emitter.holdsBack): what waits stays about
+// bounded. A directory's list past spillAt bytes goes to the spill file.
 //
 // Hard-linked files are charged as the emitter meets them: the first link
 // in du's order counts, as when the walk charges them afterwards, but
 // without a table of every linked file met. A directory whose children
 // are reported holds its links among its children, by name; one whose
-// children are not (at the -d limit) holds those of its whole subtree and
-// charges them once complete. A link below its children is named by the
-// child it is found under (marked below): which of two links under one
+// children are not (at the -d limit) holds those of its whole subtree
+// (deep) and charges them once complete. A link below its children is
+// named by the child it is found under (flagBelow): which of two links under one
 // child counts changes no reported figure, so that name is all du's order
 // needs (a link right in the directory, under another name, comes before
 // or after the whole child), and a link is handed to its holder at once,
 // whatever its depth.
 
 // heldBudget is how many bytes of listed files and links may wait ahead
-// of the emitter before workers help it.
-const heldBudget = 1 << 20
+// of the emitter before workers help it (a variable for tests).
+var heldBudget int64 = 8 << 20
 
 // streamDir is what a stream keeps of a directory until it is handed out.
 type streamDir struct {
-	files   packed // listed files (packed.go), sorted by name once listed
-	subdirs []*dir // reported subdirectories, sorted once listed
-	links   []link // links among the children, sorted once listed
-	deep    []link // links charged once complete
-	si, li  int    // the emitter's next subdirectory and link
-	merging bool   // the emitter has started merging the files' runs
-	decided bool   // an ordered walk's emitter has decided the directory
+	files   packed     // listed files and links (packed.go), sorted by name once listed
+	subdirs []*dir     // reported subdirectories, sorted once listed
+	errs    []entryErr // children not examined, sorted once listed
+	deep    *packed    // links charged once complete (nil: none)
+	si, ei  int        // the emitter's next subdirectory and error
+	merging bool       // the emitter has started merging the files' runs
+	decided bool       // an ordered walk's emitter has decided the directory
 
 	listed   atomic.Bool
 	complete atomic.Bool
@@ -61,18 +65,11 @@ type streamDir struct {
 	extra, extraOwn Totals
 }
 
-// link is a hard-linked file met in the walk. name is its name in the
-// directory holding it, or (below) the name of the child it is under.
-type link struct {
-	name   string
-	below  bool
-	key    inodeset.Key
-	t      Totals
-	nlink  uint32
-	notReg bool // neither a regular file nor a directory (Details)
-	// err: in an ordered walk, an entry that could not be examined,
-	// reported when the emitter comes to it, in du's order.
-	err *Error
+// entryErr is an entry that could not be examined, reported when the
+// emitter comes to it, in du's order.
+type entryErr struct {
+	name string
+	err  Error
 }
 
 // Detail is what Options.Details adds to a streamed Node.
@@ -101,17 +98,35 @@ func (d *dir) stream() *streamDir {
 
 // streamFile lists a file of reported d.
 func (sc *scan) streamFile(d *dir, name []byte, t Totals, flags uint8) {
+	sc.pack(d, false, name, t, flags, nil)
+}
+
+// pack adds a file, or a link (id), to d's files or, deep, its deep
+// links, spilling them past spillAt.
+func (sc *scan) pack(d *dir, deep bool, name []byte, t Totals, flags uint8, id *linkID) {
 	st := d.stream()
-	d.mu.Lock()
 	withTime := sc.w.opts.Time != 0
-	size := int64(st.files.add(&sc.em.pool, name, t, withTime, flags))
-	if st.files.inMemory > spillAt {
-		size -= int64(st.files.alloc)
-		st.files.spill(&sc.em.spill, &sc.em.pool, withTime)
-		size += int64(st.files.alloc)
+	d.mu.Lock()
+	p := &st.files
+	if deep {
+		if st.deep == nil {
+			st.deep = &packed{}
+		}
+		p = st.deep
+	}
+	var size int
+	if id != nil {
+		size = p.addLink(&sc.em.pool, name, t, withTime, flags, *id)
+	} else {
+		size = p.add(&sc.em.pool, name, t, withTime, flags)
+	}
+	if p.inMemory > spillAt {
+		size -= p.alloc
+		p.spill(&sc.em.spill, &sc.em.pool, withTime)
+		size += p.alloc
 	}
 	d.mu.Unlock()
-	sc.em.held.Add(size)
+	sc.em.held.Add(int64(size))
 }
 
 // streamLeftOut lists, with Options.Details, an entry of d that is not
@@ -175,34 +190,33 @@ func (sc *scan) drop(c *dir) {
 	}
 }
 
-// streamLink takes a hard link found in d: among d's children when they
-// are reported, else held to be charged when d completes.
-func (sc *scan) streamLink(d *dir, l link) {
+// streamLink takes a hard link found in d, named name there, or, with
+// flagBelow, below d's child name: among d's children when they are
+// reported, else held to be charged when d completes.
+func (sc *scan) streamLink(d *dir, name []byte, t Totals, flags uint8, id linkID) {
 	if d.node == nil { // below the -d limit: to the reported directory above
-		l.name, l.below = d.top.name, true
+		name, flags = unsafe.Slice(unsafe.StringData(d.top.name), len(d.top.name)), flags|flagBelow
 		d = d.top.parent
 	}
-	st := d.stream()
-	d.mu.Lock()
-	if (sc.ordered || sc.reported(d.depth+1)) && !l.below {
-		st.links = append(st.links, l)
-	} else {
-		st.deep = append(st.deep, l)
-	}
-	d.mu.Unlock()
-	sc.em.held.Add(l.size())
+	deep := !(sc.ordered || sc.reported(d.depth+1)) || flags&flagBelow != 0
+	sc.pack(d, deep, name, t, flags, &id)
 }
 
-// size is about what l takes in memory, for the held budget.
-func (l *link) size() int64 { return int64(unsafe.Sizeof(*l)) + int64(len(l.name)) }
+// streamError takes an entry of d that could not be examined, to report
+// among d's children in du's order.
+func (sc *scan) streamError(d *dir, name []byte, err Error) {
+	st := d.stream()
+	d.mu.Lock()
+	st.errs = append(st.errs, entryErr{string(name), err})
+	d.mu.Unlock()
+}
 
 // streamLinks takes the hard links among b's records (indices in links),
 // found in d.
 func (sc *scan) streamLinks(d *dir, b *bulk.Batch, links []int32) {
 	for _, i := range links {
 		rec := &b.Records[i]
-		sc.streamLink(d, link{name: string(b.Name(rec)), key: inodeset.Key{Dev: rec.Dev, Ino: rec.Ino}, t: entryTotals(rec), nlink: rec.Nlink,
-			notReg: rec.Type != bulk.Regular})
+		sc.streamLink(d, b.Name(rec), entryTotals(rec), fileFlags(rec), linkID{inodeset.Key{Dev: rec.Dev, Ino: rec.Ino}, rec.Nlink})
 	}
 }
 
@@ -234,13 +248,12 @@ func (sc *scan) streamTreeLinks(wk *worker, d *dir, t *bulk.Tree, dirs []*dir) {
 	}
 	for k, ni := range t.LinkNodes {
 		rec := &t.Links.Records[k]
-		l := link{key: inodeset.Key{Dev: rec.Dev, Ino: rec.Ino}, t: entryTotals(rec), nlink: rec.Nlink}
+		id := linkID{inodeset.Key{Dev: rec.Dev, Ino: rec.Ino}, rec.Nlink}
 		if u := under[ni]; u >= 0 {
-			l.name, l.below = string(t.NodeName(&t.Nodes[u])), true
+			sc.streamLink(holder[ni], t.NodeName(&t.Nodes[u]), entryTotals(rec), flagBelow, id)
 		} else {
-			l.name = string(t.Links.Name(rec))
+			sc.streamLink(holder[ni], t.Links.Name(rec), entryTotals(rec), 0, id)
 		}
-		sc.streamLink(holder[ni], l)
 	}
 	clear(holder) // keeps no directory alive
 }
@@ -252,7 +265,7 @@ func (sc *scan) streamListed(d *dir) {
 	st.files.sort()
 	// Names are unique among siblings: no order to keep among equals.
 	slices.SortFunc(st.subdirs, func(a, b *dir) int { return strings.Compare(a.name, b.name) })
-	slices.SortFunc(st.links, func(a, b link) int { return strings.Compare(a.name, b.name) })
+	slices.SortFunc(st.errs, func(a, b entryErr) int { return strings.Compare(a.name, b.name) })
 	d.mu.Unlock()
 	st.listed.Store(true)
 	sc.em.kick()
@@ -274,12 +287,15 @@ type emitter struct {
 	mu    sync.Mutex
 	dirty atomic.Bool
 	held  atomic.Int64 // bytes of listed files and links not handed out
-	stack []frame      // the directories entered, the root first
-	file  Node         // the Node handed out for a file
-	path  []byte       // and its path (Options.Stream: valid during the call)
-	dirs  []byte       // the stack's paths (frame)
-	spill spillFile    // spill.go
-	pool  packedPool   // packed.go
+	// front is the directory the emitter waits on when it stops: to be
+	// listed, or, the top frame's, to be complete; nil once all is out.
+	front atomic.Pointer[dir]
+	stack []frame    // the directories entered, the root first
+	file  Node       // the Node handed out for a file
+	path  []byte     // and its path (Options.Stream: valid during the call)
+	dirs  []byte     // the stack's paths (frame)
+	spill spillFile  // spill.go
+	pool  packedPool // packed.go
 }
 
 // filePath is Join(dir, name) in e.path, reused: a file handed out costs
@@ -319,6 +335,57 @@ func (e *emitter) kick() {
 		e.dirty.Store(false)
 		e.advance()
 		e.mu.Unlock()
+		e.wake()
+	}
+}
+
+// holdsBack reports whether a worker is to leave directory x unread for
+// now: more than heldBudget waits on the stream, and x comes after all of
+// the directory the stream waits on (front), so that what x lists would
+// wait too. Only what the stream waits on is then read (scan.pop), and
+// what waits stays within the budget plus what each worker reads at once,
+// however long the stream waits (a directory of a million entries read
+// before a tree of a million more).
+func (e *emitter) holdsBack(x *dir) bool {
+	if e.held.Load() <= heldBudget {
+		return false
+	}
+	f := e.front.Load()
+	return f != nil && afterAll(x, f)
+}
+
+// afterAll reports whether directory x comes in du's order after f and
+// all that is below f.
+func afterAll(x, f *dir) bool {
+	for x.depth > f.depth {
+		x = x.parent
+	}
+	if x == f {
+		return false // below f
+	}
+	y := f
+	for y.depth > x.depth {
+		y = y.parent
+	}
+	if x == y {
+		return false // above f
+	}
+	for x.parent != y.parent {
+		x, y = x.parent, y.parent
+	}
+	return x.name > y.name
+}
+
+// wake has the workers waiting in scan.pop test again, after the emitter
+// moved on. (A worker counts itself in gated before it tests, and this
+// loads gated after the emitter's stores: either it sees the worker, or
+// the worker sees the stores.)
+func (e *emitter) wake() {
+	sc := e.sc
+	if sc.gated.Load() > 0 {
+		sc.stackMu.Lock()
+		sc.gate.Broadcast()
+		sc.stackMu.Unlock()
 	}
 }
 
@@ -332,6 +399,7 @@ func (e *emitter) help() {
 	e.dirty.Store(false)
 	e.advance()
 	e.mu.Unlock()
+	e.wake()
 	e.kick() // kicks that came meanwhile
 }
 
@@ -357,6 +425,7 @@ func (e *emitter) advance() {
 		f := &e.stack[len(e.stack)-1]
 		st := f.d.st
 		if !st.listed.Load() {
+			e.front.Store(f.d)
 			return
 		}
 		if !f.entered {
@@ -385,56 +454,56 @@ func (e *emitter) advance() {
 				e.spillFailed(err)
 			}
 		}
-		// The next child by name: a file, a subdirectory or a link.
+		// The next child by name: a file or link, a subdirectory, or an
+		// entry not examined (before a file of its name: Details lists
+		// that too).
 		var fname []byte
-		var sname, lname string
+		var sname, ename string
 		rec, src, hasF := st.files.head()
-		hasS, hasL := st.si < len(st.subdirs), st.li < len(st.links)
+		hasS, hasE := st.si < len(st.subdirs), st.ei < len(st.errs)
 		if hasF {
 			fname = recordName(rec)
 		}
 		if hasS {
 			sname = st.subdirs[st.si].name
 		}
-		if hasL {
-			lname = st.links[st.li].name
+		if hasE {
+			ename = st.errs[st.ei].name
 		}
 		switch {
-		case hasF && (!hasS || string(fname) < sname) && (!hasL || string(fname) < lname):
-			name, t, flags, _ := decodeRecord(rec, withTime)
+		case hasF && (!hasS || string(fname) < sname) && (!hasE || string(fname) < ename):
+			name, t, flags, id, _ := decodeRecord(rec, withTime)
 			path, base := e.filePath(e.dirs[:f.end], name) // a copy: advance may reuse rec
-			e.file = Node{Name: base, Totals: t, Own: t}
 			if err := st.files.advance(src, withTime); err != nil {
 				e.spillFailed(err)
 			}
-			if opts.Details {
-				e.file.Detail = fileDetail(t, flags)
+			if flags&flagLink == 0 {
+				e.file = Node{Name: base, Totals: t, Own: t}
+				if opts.Details {
+					e.file.Detail = fileDetail(t, flags)
+				}
+				opts.Stream(path, &e.file)
+			} else {
+				counted := e.charge(st, id.key, t, true)
+				// Details lists every link to a hard-linked file; a file
+				// with one link reached again (-L) is not listed again.
+				if counted && opts.ListFiles && e.sc.reported(f.d.depth+1) || opts.Details && (counted || id.nlink > 1) {
+					e.file = Node{Name: base, Totals: t, Own: t}
+					if opts.Details {
+						e.file.Detail = Detail{Self: t, Ino: id.key.Ino, Nlink: id.nlink, Uncounted: !counted, NotReg: flags&flagNotReg != 0}
+					}
+					opts.Stream(path, &e.file)
+				}
 			}
-			opts.Stream(path, &e.file)
 			if _, _, more := st.files.head(); !more {
 				e.held.Add(-int64(st.files.alloc))
 				e.pool.put(&st.files)
 				st.files = packed{}
 			}
-		case hasL && (!hasS || lname < sname):
-			l := &st.links[st.li]
-			st.li++
-			if l.err != nil {
-				e.held.Add(-l.size())
-				e.sc.w.fail(l.err.Op, l.err.Path, l.err.Err)
-				continue
-			}
-			counted := e.charge(st, l, !l.below)
-			// Details lists every link to a hard-linked file; a file
-			// with one link reached again (-L) is not listed again.
-			if counted && opts.ListFiles && e.sc.reported(f.d.depth+1) || opts.Details && (counted || l.nlink > 1) {
-				e.file = Node{Name: l.name, Totals: l.t, Own: l.t}
-				if opts.Details {
-					e.file.Detail = Detail{Self: l.t, Ino: l.key.Ino, Nlink: l.nlink, Uncounted: !counted, NotReg: l.notReg}
-				}
-				path, _ := e.filePath(e.dirs[:f.end], unsafe.Slice(unsafe.StringData(l.name), len(l.name)))
-				opts.Stream(path, &e.file)
-			}
+		case hasE && (!hasS || ename < sname):
+			x := &st.errs[st.ei]
+			st.ei++
+			e.sc.w.fail(x.err.Op, x.err.Path, x.err.Err)
 		case hasS:
 			c := st.subdirs[st.si]
 			if e.sc.ordered {
@@ -446,6 +515,7 @@ func (e *emitter) advance() {
 				continue
 			}
 			if !c.st.listed.Load() {
+				e.front.Store(c)
 				return
 			}
 			st.subdirs[st.si] = nil
@@ -453,13 +523,10 @@ func (e *emitter) advance() {
 			e.push(c)
 		default:
 			if !st.complete.Load() {
+				e.front.Store(f.d)
 				return
 			}
-			slices.SortFunc(st.deep, func(a, b link) int { return strings.Compare(a.name, b.name) })
-			for i := range st.deep {
-				l := &st.deep[i]
-				e.charge(st, l, !l.below)
-			}
+			e.chargeDeep(st)
 			f.d.mu.Lock()
 			late := f.d.late
 			f.d.late = nil
@@ -478,27 +545,55 @@ func (e *emitter) advance() {
 			if len(e.stack) > 0 {
 				e.stack[len(e.stack)-1].d.st.extra.addSum(st.extra)
 			}
-			st.subdirs, st.links, st.deep = nil, nil, nil
+			st.subdirs, st.errs = nil, nil
 		}
 	}
+	e.front.Store(nil)
 }
 
-// charge counts l in st if it is the first link to its file met in du's
-// order (and not counted under an earlier operand).
-func (e *emitter) charge(st *streamDir, l *link, direct bool) bool {
+// charge counts a link to file k, of figures t, in st if it is the
+// first link to the file met in du's order (and not counted under an
+// earlier operand); direct: right in st's directory.
+func (e *emitter) charge(st *streamDir, k inodeset.Key, t Totals, direct bool) bool {
 	w := e.sc.w
-	e.held.Add(-l.size())
-	if !w.opts.CountLinks && !w.add(l.key) { // (every file of an ordered walk under -l counts)
+	if !w.opts.CountLinks && !w.add(k) { // (every file of an ordered walk under -l counts)
 		w.after.links.Add(1)
 		return false
 	}
-	st.extra.addSum(l.t)
+	st.extra.addSum(t)
 	if direct {
-		st.extraOwn.addSum(l.t)
+		st.extraOwn.addSum(t)
 	}
 	w.after.files.Add(1)
-	w.after.blocks.Add(l.t.Blocks)
+	w.after.blocks.Add(t.Blocks)
 	return true
+}
+
+// chargeDeep charges st's deep links, complete, in name order.
+func (e *emitter) chargeDeep(st *streamDir) {
+	p := st.deep
+	if p == nil {
+		return
+	}
+	withTime := e.sc.w.opts.Time != 0
+	p.sort()
+	if err := p.startMerge(&e.spill, withTime); err != nil {
+		e.spillFailed(err)
+	}
+	for {
+		rec, src, ok := p.head()
+		if !ok {
+			break
+		}
+		_, t, flags, id, _ := decodeRecord(rec, withTime)
+		if err := p.advance(src, withTime); err != nil {
+			e.spillFailed(err)
+		}
+		e.charge(st, id.key, t, flags&flagBelow == 0)
+	}
+	e.held.Add(-int64(p.alloc))
+	e.pool.put(p)
+	st.deep = nil
 }
 
 func fileDetail(t Totals, flags uint8) Detail {

@@ -5,9 +5,13 @@ package walk
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/godu-sh/godu/internal/bulk"
 )
@@ -90,4 +94,160 @@ func TestStreamIsTheTree(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestHeldWaitsForTheStream: while the directory the stream waits on is
+// slow to read, the other workers read ahead only until heldBudget waits:
+// what they list beyond it is not read until the stream moves on. The
+// lines are those of one worker all the same.
+func TestHeldWaitsForTheStream(t *testing.T) {
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, "a"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 200; i++ {
+		d := filepath.Join(root, "b", fmt.Sprintf("dir-%03d", i))
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for j := 0; j < 40; j++ {
+			if err := os.WriteFile(filepath.Join(d, fmt.Sprintf("a-file-named-%02d", j)), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	defer func(b int64) { heldBudget, visitHook = b, nil }(heldBudget)
+	heldBudget = 16 << 10
+	var peak atomic.Int64
+	hook := func(sc *scan, d *dir) {
+		if sc.em == nil {
+			return
+		}
+		if d.name == "a" {
+			time.Sleep(300 * time.Millisecond) // the others read on meanwhile
+		}
+		if h := sc.em.held.Load(); h > peak.Load() {
+			peak.Store(h)
+		}
+	}
+	// Ended meanwhile, the walk ends: no worker waits on the stream,
+	// which waits on what will not be read now.
+	for i := 0; i < 20; i++ {
+		if err := os.MkdirAll(filepath.Join(root, "a", fmt.Sprint(i)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	visitHook = func(sc *scan, d *dir) {
+		if d.name == "a" {
+			time.Sleep(300 * time.Millisecond)
+			cancel()
+		}
+	}
+	done := make(chan error)
+	go func() {
+		_, err := New(Options{MaxDepth: -1, ListFiles: true, Jobs: 4, Stream: func(string, *Node) {}}).Walk(ctx, root)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != context.Canceled {
+			t.Errorf("ended walk: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the walk, ended, did not return")
+	}
+	visitHook = hook
+	for _, jobs := range []int{2, 4, 16} {
+		peak.Store(0)
+		opts := Options{MaxDepth: -1, ListFiles: true, Jobs: jobs}
+		got := streamEntries(t, opts, root)
+		// What b's directories list is about 40 files of 45 bytes each:
+		// past the budget, at most one directory a worker more.
+		if p := peak.Load(); p > heldBudget+int64(jobs)*4<<10 {
+			t.Errorf("jobs %d: %d bytes waited on the stream, budget %d", jobs, p, heldBudget)
+		}
+		opts.Jobs = 1
+		if want := treeEntries(t, opts, root); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("jobs %d: the stream differs from the tree", jobs)
+		}
+	}
+}
+
+// TestLinksHeldAsFiles: a directory of hard-linked files waits on the
+// stream in about the memory of one of plain files (a link took 110
+// bytes and a string of its own, a file 20: a directory of 409,500
+// links, listed with -a, held 200 MB).
+func TestLinksHeldAsFiles(t *testing.T) {
+	const n = 10000
+	root := t.TempDir()
+	for _, d := range []string{"files", "links", "z-elsewhere"} {
+		if err := os.Mkdir(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("a-name-%05d", i)
+		if err := os.WriteFile(filepath.Join(root, "files", name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, "links", name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Link(filepath.Join(root, "links", name), filepath.Join(root, "z-elsewhere", name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts := Options{MaxDepth: -1, ListFiles: true, Jobs: 1}
+	files := walkHeld(t, opts, filepath.Join(root, "files"))
+	links := walkHeld(t, opts, filepath.Join(root, "links"))
+	t.Logf("%d files held %d bytes, %d links %d", n, files, n, links)
+	if links > files+40*n {
+		t.Errorf("%d links held %d bytes more than %d files", n, links-files, n)
+	}
+	// Below the -d limit, the links wait for the directory that holds
+	// them to complete (links, until y is read): packed as well. Against
+	// the same walk of files, which nothing holds.
+	for _, d := range []string{"files", "links"} {
+		for i := 0; i < 400; i++ {
+			if err := os.MkdirAll(filepath.Join(root, d, "y", fmt.Sprint(i)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	opts = Options{MaxDepth: 0, SeparateDirs: true, Jobs: 1}
+	files = heldBelow(t, opts, filepath.Join(root, "files"), "y")
+	links = heldBelow(t, opts, filepath.Join(root, "links"), "y")
+	t.Logf("below the -d limit, %d files held %d bytes, %d links %d", n, files, n, links)
+	if links > files+40*n {
+		t.Errorf("below the -d limit, %d links held %d bytes more than %d files", n, links-files, n)
+	}
+}
+
+// heldBelow is the most live heap a streamed walk of root holds, sampled
+// after a collection as it reads every 20th directory in one named under.
+func heldBelow(t *testing.T, opts Options, root, under string) uint64 {
+	defer func() { visitHook = nil }()
+	most, visits := uint64(0), 0
+	visitHook = func(sc *scan, d *dir) {
+		if d.parent != nil && d.parent.name == under {
+			if visits++; visits%20 == 0 {
+				var m runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&m)
+				most = max(most, m.HeapAlloc)
+			}
+		}
+	}
+	opts.Stream = func(string, *Node) {}
+	var base runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&base)
+	if _, err := New(opts).Walk(context.Background(), root); err != nil {
+		t.Fatal(err)
+	}
+	if most == 0 {
+		t.Fatalf("no directory below %s sampled", under)
+	}
+	return most - min(most, base.HeapAlloc)
 }

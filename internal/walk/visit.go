@@ -9,6 +9,10 @@ import (
 	"github.com/godu-sh/godu/internal/sys"
 )
 
+// visitHook, when set (by tests), is called as a worker starts to read
+// a directory.
+var visitHook func(sc *scan, d *dir)
+
 // visitChain visits d (see visit), then the directory each visit hands
 // on, on this worker, one after the other: a chain of them (each a subtree
 // walk's last) may be as deep as the tree.
@@ -46,6 +50,9 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 		return nil, -1
 	}
 	sc.yield(wk)
+	if visitHook != nil {
+		visitHook(sc, d)
+	}
 	wk.current.Store(d)
 	wk.dirs.Add(1)
 	wk.blocks.Add(atomic.LoadInt64(&d.own.blocks))
@@ -275,7 +282,7 @@ func (sc *scan) addBatch(wk *worker, d *dir, b *bulk.Batch, toSubtree bool) {
 			path := Join(d.path(), string(b.Name(rec)))
 			if sc.em != nil && d.node != nil && (sc.ordered || sc.reported(childDepth)) {
 				// Reported in du's order, among d's entries.
-				sc.streamLink(d, link{name: string(b.Name(rec)), err: &Error{Op: "access", Path: path, Err: err}})
+				sc.streamError(d, b.Name(rec), Error{Op: "access", Path: path, Err: err})
 			} else {
 				sc.fail(d, "access", path, err)
 			}

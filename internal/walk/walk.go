@@ -267,6 +267,14 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	root.fd.hold(1)
 	if w.opts.Stream != nil {
 		sc.em = &emitter{sc: sc, stack: []frame{{d: root, end: len(path)}}, dirs: []byte(path)}
+		sc.gate.L = &sc.stackMu
+		// A walk ended by the caller waits for nothing (scan.pop tests
+		// gctx, ended with ctx). Not on gctx, which g.Wait ends too: the
+		// call would keep the walk alive after it.
+		defer context.AfterFunc(ctx, func() {
+			<-gctx.Done()
+			sc.em.wake()
+		})()
 		defer sc.em.spill.close()
 		root.stream()
 		sc.ordered = w.ordered()
