@@ -551,6 +551,27 @@ func (e *emitter) advance() {
 	e.front.Store(nil)
 }
 
+// release lets go of what d listed, complete and dropped: the emitter
+// never enters it (an ordered walk's directory read at a later path
+// too), so its files and links no longer wait.
+func (e *emitter) release(d *dir) {
+	st := d.st
+	d.mu.Lock()
+	n := st.files.alloc
+	e.pool.put(&st.files)
+	st.files = packed{}
+	if st.deep != nil {
+		n += st.deep.alloc
+		e.pool.put(st.deep)
+		st.deep = nil
+	}
+	d.mu.Unlock()
+	if n > 0 {
+		e.held.Add(-int64(n))
+		e.wake()
+	}
+}
+
 // charge counts a link to file k, of figures t, in st if it is the
 // first link to the file met in du's order (and not counted under an
 // earlier operand); direct: right in st's directory.

@@ -251,3 +251,37 @@ func heldBelow(t *testing.T, opts Options, root, under string) uint64 {
 	}
 	return most - min(most, base.HeapAlloc)
 }
+
+// TestDroppedReleasesHeld: following symlinks, a directory read at a
+// second path is dropped, never entered by the stream: what it listed no
+// longer counts as waiting (it stayed, and past heldBudget kept the
+// workers to what the stream waits on for the rest of the walk).
+func TestDroppedReleasesHeld(t *testing.T) {
+	root := t.TempDir()
+	big := filepath.Join(root, "big")
+	if err := os.Mkdir(big, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2000; i++ {
+		if err := os.WriteFile(filepath.Join(big, fmt.Sprintf("file-%04d", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("big", filepath.Join(root, "a-link")); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { visitHook = nil }()
+	for _, list := range []bool{false, true} {
+		for _, jobs := range []int{1, 4} {
+			var last atomic.Pointer[scan]
+			visitHook = func(s *scan, d *dir) { last.Store(s) }
+			opts := Options{FollowAll: true, MaxDepth: -1, ListFiles: list, Jobs: jobs, Stream: func(string, *Node) {}}
+			if _, err := New(opts).Walk(context.Background(), root); err != nil {
+				t.Fatal(err)
+			}
+			if h := last.Load().em.held.Load(); h != 0 {
+				t.Errorf("-a %v, %d jobs: %d bytes still held after the walk", list, jobs, h)
+			}
+		}
+	}
+}

@@ -401,6 +401,9 @@ func (sc *scan) partDone(d *dir) {
 			}
 		}
 		if sc.em != nil {
+			if dropped {
+				sc.em.release(d)
+			}
 			sc.streamComplete(d)
 		}
 		p := d.parent
