@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -246,12 +247,13 @@ GODU_FN int godu_read(godu_ctl *c, int parentfd, const char *name, godu_rec *rec
 			c->dpos += d->d_reclen;
 			continue;
 		}
-		size_t len = strlen(nm);
 		/* A call examines at most rec_cap entries, folded or not, so that
 		 * a huge directory comes back in batches the caller can spread
-		 * over workers. */
+		 * over workers. The record's length bounds the name and its NUL:
+		 * the name's own length is needed only for an entry kept. */
+		size_t room = (size_t)d->d_reclen - offsetof(struct godu_dirent64, d_name);
 		if (seen == c->rec_cap || c->nrecs == c->rec_cap ||
-		    c->names_len + len + 1 > c->names_cap) {
+		    c->names_len + room > c->names_cap) {
 			c->more = 1;
 			return 0;
 		}
@@ -267,6 +269,7 @@ GODU_FN int godu_read(godu_ctl *c, int parentfd, const char *name, godu_rec *rec
 				continue;
 			}
 		}
+		size_t len = strlen(nm);
 		godu_copy_name(names + c->names_len, nm, len + 1);
 		r->name_off = c->names_len;
 		r->name_len = (uint32_t)len;
@@ -440,12 +443,14 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 			}
 		}
 		/* Room for every subdirectory (by d_type) first: a directory is
-		 * left before any entry is examined rather than examined twice. */
+		 * left before any entry is examined rather than examined twice.
+		 * (Each name's room is bounded by its record's length, padded to
+		 * 8 bytes: no strlen of every name, most of them folded.) */
 		uint32_t nsub = 0, subnames = 0, nfile = 0, filenames = 0, ndir = 0, nplain = 0;
 		for (long pos = 0; pos < n;) {
 			const struct godu_dirent64 *d = (const struct godu_dirent64 *)(dbuf + pos);
 			pos += d->d_reclen;
-			uint32_t len = (uint32_t)strlen(d->d_name) + 1;
+			uint32_t len = (uint32_t)(d->d_reclen - offsetof(struct godu_dirent64, d_name));
 			if (d->d_type == DT_DIR || d->d_type == DT_UNKNOWN) {
 				nsub++;
 				subnames += len;
