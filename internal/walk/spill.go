@@ -141,26 +141,28 @@ func (r *spillRun) next(withTime bool) error {
 	if withTime {
 		fields = 3
 	}
-	for i := 0; i < fields; i++ {
-		v, err := binary.ReadUvarint(r.rd) // a Varint is read back as its bits
-		if err != nil {
-			return err
-		}
-		r.head = binary.AppendUvarint(r.head, v)
+	if err := r.copyVarints(fields); err != nil {
+		return err
 	}
 	flags, err := r.rd.ReadByte()
 	if err != nil {
 		return err
 	}
 	r.head = append(r.head, flags)
-	if flags&flagLink != 0 { // linkID
-		for i := 0; i < 3; i++ {
-			v, err := binary.ReadUvarint(r.rd)
-			if err != nil {
-				return err
-			}
-			r.head = binary.AppendUvarint(r.head, v)
+	if flags&flagLink != 0 {
+		return r.copyVarints(3) // linkID
+	}
+	return nil
+}
+
+// copyVarints appends the run's next n varints to head.
+func (r *spillRun) copyVarints(n int) error {
+	for i := 0; i < n; i++ {
+		v, err := binary.ReadUvarint(r.rd) // a Varint is read back as its bits
+		if err != nil {
+			return err
 		}
+		r.head = binary.AppendUvarint(r.head, v)
 	}
 	return nil
 }

@@ -496,9 +496,7 @@ func (e *emitter) advance() {
 				}
 			}
 			if _, _, more := st.files.head(); !more {
-				e.held.Add(-int64(st.files.alloc))
-				e.pool.put(&st.files)
-				st.files = packed{}
+				e.free(&st.files)
 			}
 		case hasE && (!hasS || ename < sname):
 			x := &st.errs[st.ei]
@@ -557,19 +555,25 @@ func (e *emitter) advance() {
 func (e *emitter) release(d *dir) {
 	st := d.st
 	d.mu.Lock()
-	n := st.files.alloc
-	e.pool.put(&st.files)
-	st.files = packed{}
+	n := e.free(&st.files)
 	if st.deep != nil {
-		n += st.deep.alloc
-		e.pool.put(st.deep)
+		n += e.free(st.deep)
 		st.deep = nil
 	}
 	d.mu.Unlock()
 	if n > 0 {
-		e.held.Add(-int64(n))
 		e.wake()
 	}
+}
+
+// free empties p, its chunks to the pool, and takes what it held off the
+// held count, returning that.
+func (e *emitter) free(p *packed) int {
+	n := p.alloc
+	e.held.Add(-int64(n))
+	e.pool.put(p)
+	*p = packed{}
+	return n
 }
 
 // charge counts a link to file k, of figures t, in st if it is the
@@ -612,8 +616,7 @@ func (e *emitter) chargeDeep(st *streamDir) {
 		}
 		e.charge(st, id.key, t, flags&flagBelow == 0)
 	}
-	e.held.Add(-int64(p.alloc))
-	e.pool.put(p)
+	e.free(p)
 	st.deep = nil
 }
 
