@@ -107,27 +107,44 @@ func TestSampleCalls(t *testing.T) {
 	timed("Tree", func() { r.Tree(d.Fd(), uint64(st.Dev), nil, 1<<20, 0, nil) })
 }
 
-// TestTuneProcessAddsP: the command's process has one P more than the
-// runtime chose (unless GOMAXPROCS is set), and CPUs is the runtime's
-// choice; again, TuneProcess changes nothing.
+// TestTuneProcessAddsP: the command's process gets one P more than the
+// runtime chose (unless GOMAXPROCS is set), not at TuneProcess but at the
+// first SpareP, and at no later one; CPUs is the runtime's choice
+// throughout; TuneProcess again changes nothing.
 func TestTuneProcessAddsP(t *testing.T) {
 	before := runtime.GOMAXPROCS(0)
 	untuned := func() {
 		runtime.GOMAXPROCS(before)
 		tuneOnce, _ = sync.Once{}, tunedCPUs.Swap(0)
+		spared.Store(false)
 	}
 	untuned() // (a test run again, or another that tuned)
 	defer untuned()
+	if SpareP() {
+		t.Errorf("SpareP before TuneProcess added a P")
+	}
 	TuneProcess()
 	TuneProcess()
+	if got := runtime.GOMAXPROCS(0); got != before {
+		t.Errorf("GOMAXPROCS %d after TuneProcess, want %d until SpareP", got, before)
+	}
+	set := os.Getenv("GOMAXPROCS") != ""
+	if got := SpareP(); got == set {
+		t.Errorf("SpareP = %v with GOMAXPROCS %q", got, os.Getenv("GOMAXPROCS"))
+	}
 	want := before + 1
-	if os.Getenv("GOMAXPROCS") != "" {
+	if set {
 		want = before
 	}
-	if got := runtime.GOMAXPROCS(0); got != want {
-		t.Errorf("GOMAXPROCS %d after TuneProcess, want %d", got, want)
-	}
-	if got := CPUs(); got != before {
-		t.Errorf("CPUs %d, want %d", got, before)
+	for i := 0; i < 2; i++ {
+		if got := runtime.GOMAXPROCS(0); got != want {
+			t.Errorf("GOMAXPROCS %d after SpareP %d times, want %d", got, i+1, want)
+		}
+		if got := CPUs(); got != before {
+			t.Errorf("CPUs %d, want %d", got, before)
+		}
+		if SpareP() {
+			t.Errorf("SpareP added a P a second time")
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"math/rand"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -68,5 +69,51 @@ func TestAllowanceChanges(t *testing.T) {
 	}
 	if left.Load() == left0 {
 		t.Errorf("no worker ever left: the fall of the allowance went untested")
+	}
+}
+
+// TestSparePOnSecondWorker: a walk asks for the spare P (bulk.SpareP) only
+// as it starts a worker beside its first: never for an empty directory or
+// a lone file, at least once for a tree that gives a second worker work,
+// and the yield's count of Ps grows by one when it is added.
+func TestSparePOnSecondWorker(t *testing.T) {
+	defer func(f func() bool) { spareP = f }(spareP)
+	var calls, added atomic.Int32
+	spareP = func() bool {
+		calls.Add(1)
+		return added.CompareAndSwap(0, 1)
+	}
+	empty := t.TempDir()
+	tree := randomTree(t, 3)
+	for _, c := range []struct {
+		path    string
+		jobs    int
+		starts  bool
+		comment string
+	}{
+		{empty, 8, false, "an empty directory"},
+		{tree, 1, false, "one job"},
+		{tree, 8, true, "a tree, 8 jobs"},
+	} {
+		calls.Store(0)
+		added.Store(0)
+		var mu sync.Mutex
+		var procs0, procs int32
+		visitHook = func(sc *scan, d *dir) {
+			mu.Lock()
+			defer mu.Unlock()
+			if d.parent == nil {
+				procs0 = sc.procs.Load()
+			}
+			procs = max(procs, sc.procs.Load())
+		}
+		report(t, Options{MaxDepth: 0, Jobs: c.jobs}, c.path)
+		visitHook = nil
+		if got := calls.Load() > 0; got != c.starts {
+			t.Errorf("%s: %d calls to SpareP, want some: %v", c.comment, calls.Load(), c.starts)
+		}
+		if c.starts && procs != procs0+1 {
+			t.Errorf("%s: the walk's Ps went from %d to %d, want one more", c.comment, procs0, procs)
+		}
 	}
 }

@@ -230,7 +230,7 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	sc := &scan{w: w, ctx: gctx, g: g, rootDev: rec.Dev, follow: follow,
 		links: linkTable{dev: rec.Dev}}
 	sc.startPace()
-	sc.procs = runtime.GOMAXPROCS(0)
+	sc.procs.Store(int32(runtime.GOMAXPROCS(0)))
 	if !w.opts.ListFiles && !w.checkAll.Load() {
 		sc.mode = bulk.Fold
 	}

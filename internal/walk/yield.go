@@ -34,7 +34,7 @@ func (sc *scan) yield(wk *worker) {
 		return
 	}
 	wk.yielded = now
-	if int(sc.live.Running.Load()) < sc.procs {
+	if sc.live.Running.Load() < sc.procs.Load() {
 		runtime.Gosched()
 	}
 }
