@@ -5,8 +5,10 @@ package walk
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
+	"sync/atomic"
 	"testing"
 
 	"github.com/godu-sh/godu/internal/testtree"
@@ -173,6 +175,51 @@ func TestDepthHeldLinear(t *testing.T) {
 		if float64(hb) > float64(big/small)*1.5*float64(ha)+(1<<20) {
 			t.Errorf("jobs %d list %v: %d levels hold %d KiB, %d levels %d KiB: ×%.1f for ×%d the depth",
 				opts.Jobs, opts.ListFiles, small, ha>>10, big, hb>>10, float64(hb)/float64(ha), big/small)
+		}
+	}
+}
+
+// TestChainHeldPerLevel: on a chain whose every level holds a file that
+// sorts after its subdirectory, -a lists each level's file only once
+// everything below it is out, so every level waits on the stream with
+// one file listed; each holds a few hundred bytes for it, not a chunk
+// sized for a big directory (1,100 bytes a level: a chain of 20,000
+// such levels peaked at 53 MB against du's 10).
+func TestChainHeldPerLevel(t *testing.T) {
+	const levels = 1000
+	root := t.TempDir()
+	p := root
+	for i := 0; i < levels; i++ {
+		if err := os.WriteFile(filepath.Join(p, "z"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p = filepath.Join(p, "a")
+		if err := os.Mkdir(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var walk atomic.Pointer[scan]
+	defer func() { visitHook = nil }()
+	visitHook = func(sc *scan, d *dir) { walk.Store(sc) }
+	for _, jobs := range []int{1, 4} {
+		// Sampled as each line goes: the most is held as the first goes,
+		// the bottom's, every level above waiting.
+		var most int64
+		lines := 0
+		opts := Options{MaxDepth: -1, ListFiles: true, Jobs: jobs, Stream: func(string, *Node) {
+			lines++
+			if sc := walk.Load(); sc != nil && sc.em != nil {
+				most = max(most, sc.em.held.Load())
+			}
+		}}
+		if _, err := New(opts).Walk(context.Background(), root); err != nil {
+			t.Fatal(err)
+		}
+		if lines != 2*levels+1 {
+			t.Fatalf("jobs %d: %d lines, want %d", jobs, lines, 2*levels+1)
+		}
+		if per := most / levels; per > 256 {
+			t.Errorf("jobs %d: %d bytes held a level (%d in all)", jobs, per, most)
 		}
 	}
 }

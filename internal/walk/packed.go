@@ -16,7 +16,7 @@ import (
 // a hard-linked file (flagLink), its inode number, device and link count
 // as varints (linkID). Records
 // sit in chunks that never move (no copy as a directory of a million files
-// grows), from 1 KiB doubling up to chunkSize, each found by its ref:
+// grows), from firstChunk doubling up to chunkSize, each found by its ref:
 // chunk index << chunkBits | offset. Past spillAt bytes, the records go,
 // sorted, to the spill file as a run (spill.go); the stream then merges
 // the runs and what is in memory by name.
@@ -35,6 +35,11 @@ const (
 	// maxRecord bounds one file's record: a name (NAME_MAX is 255 bytes on
 	// Linux, 1023 bytes of UTF-8 on macOS), seven varints and the flags.
 	maxRecord = 1024 + 7*binary.MaxVarintLen64 + 1
+	// firstChunk is a directory's first chunk: room for a few files. A
+	// directory waiting on the stream with one file listed (each level of
+	// a chain whose file sorts after its subdirectory, under -a) holds no
+	// more.
+	firstChunk = 128
 )
 
 // Flags of a listed file.
@@ -69,18 +74,18 @@ func fileFlags(rec *bulk.Record) uint8 {
 // directories). The pool keeps up to poolMax bytes.
 type packedPool struct {
 	mu     sync.Mutex
-	chunks [chunkClasses][][]byte // by capacity: [1 KiB << class, twice that)
+	chunks [chunkClasses][][]byte // by capacity: [firstChunk << class, twice that)
 	refs   [][]uint32
 	bytes  int
 }
 
 const (
-	chunkClasses = chunkBits - 10 + 2 // 1 KiB to past chunkSize (a long name's)
+	chunkClasses = chunkBits - 7 + 2 // firstChunk to past chunkSize (a long name's)
 	poolMax      = 1 << 19
 	poolRefsCap  = 4096 // the longest refs kept
 )
 
-func chunkClass(size int) int { return bits.Len(uint(size)) - 11 }
+func chunkClass(size int) int { return bits.Len(uint(size)) - bits.Len(firstChunk) }
 
 // chunk returns an empty chunk of at least need bytes of those of about
 // size, or nil.
@@ -147,11 +152,11 @@ func (p *packed) add(pp *packedPool, name []byte, t Totals, withTime bool, flags
 	was := p.alloc
 	n := len(p.chunks)
 	if n == 0 || len(p.chunks[n-1])+len(name)+maxRecord-1024 > cap(p.chunks[n-1]) {
-		size := 1024 // a small directory takes little; a big one chunks up to chunkSize
+		size := firstChunk // a small directory takes little; a big one chunks up to chunkSize
 		if n > 0 {
 			size = min(2*cap(p.chunks[n-1]), chunkSize)
 		}
-		need := max(size, len(name)+maxRecord)
+		need := max(size, len(name)+maxRecord-1024)
 		c := pp.chunk(size, need)
 		if c == nil {
 			c = make([]byte, 0, need)
