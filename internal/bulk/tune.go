@@ -9,7 +9,7 @@ import (
 
 // TuneProcess makes the process-wide settings the godu command wants and a
 // library must not make on import: one P more than the runtime would
-// have, added when a walk first runs a second worker (SpareP; see CPUs);
+// have, added once a walk runs two workers or more (SpareP; see CPUs);
 // with the cgo core, glibc's single malloc arena on Linux, and on macOS
 // no download of dataless (cloud-evicted) files. Call it early; calls
 // after the first change nothing more.
@@ -24,13 +24,13 @@ func TuneProcess() {
 
 // SpareP adds the P TuneProcess set aside, the first time it is called
 // after TuneProcess (else it does nothing), and reports whether it did.
-// A walk calls it as it starts a worker beside its first: a walk that
-// never runs two at once (an empty directory, a small one) then never
-// pays for a P it has no use for. Setting GOMAXPROCS stops the world,
-// and with a P more than the CPUs the runtime's idle threads spin on
-// them: at start-up, before anything was read, the two cost godu -s on
-// an empty directory 0.25 ms of 3.3 and twice the CPU time (perf stat:
-// 5.0 ms against 2.6).
+// A walk calls it once it has run a few milliseconds with two workers or
+// more: a walk that never runs two at once (an empty directory, a small
+// one), or is over by then, never pays for a P it has little use for.
+// Setting GOMAXPROCS stops the world, and with a P more than the CPUs
+// the runtime's idle threads spin on them: at start-up, before anything
+// was read, the two cost godu -s on an empty directory 6 % of its time
+// and, in one perf stat run, twice its CPU time (5.0 ms against 2.6).
 func SpareP() bool {
 	if n := tunedCPUs.Load(); n > 0 && !spared.Load() && spared.CompareAndSwap(false, true) {
 		runtime.GOMAXPROCS(int(n) + 1)

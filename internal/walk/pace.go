@@ -58,6 +58,7 @@ func (sc *scan) startPace() {
 		p.cpus = int32(sc.w.opts.Jobs) // all of them, where calls cannot be timed
 	}
 	sc.live.Jobs.Store(p.cpus)
+	sc.started = time.Since(epoch)
 	p.due.Store(int64(time.Since(epoch) + paceEvery))
 }
 

@@ -72,12 +72,13 @@ func TestAllowanceChanges(t *testing.T) {
 	}
 }
 
-// TestSparePOnSecondWorker: a walk asks for the spare P (bulk.SpareP) only
-// as it starts a worker beside its first: never for an empty directory or
-// a lone file, at least once for a tree that gives a second worker work,
-// and the yield's count of Ps grows by one when it is added.
+// TestSparePOnSecondWorker: a walk asks for the spare P (bulk.SpareP)
+// only once it has run spareAfter with two workers or more: never for an
+// empty directory or at one job, nor for a walk over by then, and for a
+// tree that gives a second worker work once it is due; the yield's count
+// of Ps grows by one when it is added.
 func TestSparePOnSecondWorker(t *testing.T) {
-	defer func(f func() bool) { spareP = f }(spareP)
+	defer func(f func() bool, after time.Duration) { spareP, spareAfter = f, after }(spareP, spareAfter)
 	var calls, added atomic.Int32
 	spareP = func() bool {
 		calls.Add(1)
@@ -88,15 +89,18 @@ func TestSparePOnSecondWorker(t *testing.T) {
 	for _, c := range []struct {
 		path    string
 		jobs    int
-		starts  bool
+		after   time.Duration
+		asks    bool
 		comment string
 	}{
-		{empty, 8, false, "an empty directory"},
-		{tree, 1, false, "one job"},
-		{tree, 8, true, "a tree, 8 jobs"},
+		{empty, 8, 0, false, "an empty directory"},
+		{tree, 1, 0, false, "one job"},
+		{tree, 8, time.Hour, false, "a tree walked sooner than spareAfter"},
+		{tree, 8, 0, true, "a tree, 8 jobs"},
 	} {
 		calls.Store(0)
 		added.Store(0)
+		spareAfter = c.after
 		var mu sync.Mutex
 		var procs0, procs int32
 		visitHook = func(sc *scan, d *dir) {
@@ -109,10 +113,10 @@ func TestSparePOnSecondWorker(t *testing.T) {
 		}
 		report(t, Options{MaxDepth: 0, Jobs: c.jobs}, c.path)
 		visitHook = nil
-		if got := calls.Load() > 0; got != c.starts {
-			t.Errorf("%s: %d calls to SpareP, want some: %v", c.comment, calls.Load(), c.starts)
+		if got := calls.Load() > 0; got != c.asks {
+			t.Errorf("%s: %d calls to SpareP, want some: %v", c.comment, calls.Load(), c.asks)
 		}
-		if c.starts && procs != procs0+1 {
+		if c.asks && procs != procs0+1 {
 			t.Errorf("%s: the walk's Ps went from %d to %d, want one more", c.comment, procs0, procs)
 		}
 	}

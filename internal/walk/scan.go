@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -77,10 +78,12 @@ type scan struct {
 	// (idle). Subtree walks read both while they work: one ends early for
 	// a free worker when nothing waits for it.
 	live bulk.Live
-	// procs is the runtime's Ps (yield), one more once the walk's
-	// second worker added the spare one (bulk.SpareP).
-	procs atomic.Int32
-	pace  pacer
+	// procs is the runtime's Ps (yield), one more once this walk added
+	// the spare one (bulk.SpareP); started is when it started (since
+	// epoch).
+	procs   atomic.Int32
+	started time.Duration
+	pace    pacer
 
 	em *emitter // with Options.Stream
 	// heap: the shared stack is a heap in du's order (order.go), for a
@@ -194,11 +197,6 @@ func (sc *scan) work(wk *worker) (left bool) {
 	}
 }
 
-// spareP is bulk.SpareP, which a worker started calls first (a variable
-// for tests): only a walk that runs two workers at once adds the P the
-// command set aside.
-var spareP = bulk.SpareP
-
 // tryGo runs f on a goroutine of the group if one of the walk's slots is
 // free (live.Running, below live.Jobs). f returns errLeft once it took
 // itself out of live.Running (leave).
@@ -208,9 +206,6 @@ func (sc *scan) tryGo(f func() error) bool {
 		return false
 	}
 	if sc.g.TryGo(func() error {
-		if spareP() {
-			sc.procs.Add(1)
-		}
 		err := f()
 		if err == errLeft {
 			return nil
