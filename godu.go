@@ -349,10 +349,10 @@ func convert(wn *walk.Node) *Node {
 // TuneProcess makes the process-wide settings the godu command makes at
 // start: one P more than the runtime chose (GOMAXPROCS, unless the
 // environment sets it), added once a scan has run a few milliseconds
-// with two workers at once, so that the walk's workers, as many as the CPUs at once, never
-// find every P in a call and the runtime's monitor leaves their calls
-// alone; with the cgo engine, one malloc arena under glibc
-// (the walk's threads then cost no arena each), and on macOS no download
-// of dataless (cloud-evicted) files while scanning. They affect the whole
-// program, which is why importing the package never makes them.
+// with two workers at once, so that the walk's workers, as many as the
+// CPUs at once, never find every P in a call and the runtime's monitor
+// leaves their calls alone; with the cgo engine, one malloc arena under
+// glibc (the walk's threads then cost no arena each), and on macOS no
+// download of dataless (cloud-evicted) files while scanning. They affect
+// the whole program, which is why importing the package never makes them.
 func TuneProcess() { bulk.TuneProcess() }
