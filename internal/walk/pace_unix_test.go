@@ -113,10 +113,13 @@ func TestSparePOnSecondWorker(t *testing.T) {
 		}
 		report(t, Options{MaxDepth: 0, Jobs: c.jobs}, c.path)
 		visitHook = nil
-		if got := calls.Load() > 0; got != c.asks {
-			t.Errorf("%s: %d calls to SpareP, want some: %v", c.comment, calls.Load(), c.asks)
+		// With one CPU (GOMAXPROCS=1) the walk runs one worker at once,
+		// and never asks.
+		asks := c.asks && bulk.CPUs() > 1
+		if got := calls.Load() > 0; got != asks {
+			t.Errorf("%s: %d calls to SpareP, want some: %v", c.comment, calls.Load(), asks)
 		}
-		if c.asks && procs != procs0+1 {
+		if asks && procs != procs0+1 {
 			t.Errorf("%s: the walk's Ps went from %d to %d, want one more", c.comment, procs0, procs)
 		}
 	}
