@@ -28,7 +28,17 @@ func TestGeneratedOperands(t *testing.T) {
 		"u/x": "file:7000", "t/to-s": "symlink:s", "t/to-a": "symlink:a", "u/to-t": "symlink:../t",
 	})
 	paths := []string{"t", "t/a", "t/b", "t/s", "t/s/c", "t/s/d", "t/s/d/e", "u", "u/x", "t/to-s", "t/to-a", "u/to-t", "t/", "./t", "t//s", "missing"}
-	opts := [][]string{{}, {"-a"}, {"-s"}, {"-c"}, {"-ac"}, {"-L"}, {"-H"}, {"-l"}, {"-la"}, {"-d", "1"}, {"--inodes", "-a"}, {"-S", "-a"}, {"-sc", "-L"}}
+	opts := [][]string{{}, {"-a"}, {"-s"}, {"-c"}, {"-ac"}, {"-H"}, {"-l"}, {"-la"}, {"-d", "1"}, {"--inodes", "-a"}, {"-S", "-a"}, {"-sc", "-L"}}
+	// Under -L, s and to-s are one directory (a and to-a one file): du
+	// lists it at the path it reads first, godu at the first by name
+	// (README: Differences from GNU du). The same where t lists them in
+	// that order (ext4's small directories list in the order made), not
+	// on tmpfs, which lists the newest first.
+	if listedInOrder(t, filepath.Join(root, "t"), "a", "to-a", "s", "to-s") {
+		opts = append(opts, []string{"-L"})
+	} else {
+		t.Log("t lists to-s before s or to-a before a: -L left out")
+	}
 	r := rand.New(rand.NewSource(7 + seedOffset()))
 	for i := 0; i < 200; i++ {
 		args := append([]string{}, opts[r.Intn(len(opts))]...)
@@ -37,6 +47,30 @@ func TestGeneratedOperands(t *testing.T) {
 		}
 		sameRun(t, root, nil, args)
 	}
+}
+
+// listedInOrder reports whether directory dir lists each pair of names in
+// pairs in that order.
+func listedInOrder(t *testing.T, dir string, pairs ...string) bool {
+	f, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := map[string]int{}
+	for i, n := range names {
+		at[n] = i
+	}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if at[pairs[i]] > at[pairs[i+1]] {
+			return false
+		}
+	}
+	return true
 }
 
 // TestGeneratedHugeSums: apparent sizes near 2^63 on a file system that
