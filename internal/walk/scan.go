@@ -239,7 +239,7 @@ func (sc *scan) stopped() {
 // would find nothing else (the walk down a chain of directories, each
 // with its files, keeps every worker busy only so).
 func (sc *scan) idle() bool {
-	return mixedPass && (sc.live.Running.Load() < sc.live.Jobs.Load() || sc.live.Stacked.Load() == 0)
+	return mixedPass && (mixedAlways || sc.live.Running.Load() < sc.live.Jobs.Load() || sc.live.Stacked.Load() == 0)
 }
 
 // workFromStack is a worker started to take directories from the shared

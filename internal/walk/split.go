@@ -254,6 +254,7 @@ func (sc *scan) statListed(wk *worker, d *dir, b bulk.Batch) (bulk.Batch, *liste
 var (
 	mixedPass   = true
 	mixedPasses atomic.Int64
+	mixedAlways bool // as if a worker were always idle (tests)
 )
 
 // passMixed examines b, the entries just listed (NamesOnly) from d by wk,
