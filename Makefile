@@ -249,18 +249,18 @@ DARWIN_ENV = CGO_ENABLED=1 GOOS=darwin CGO_LDFLAGS="-L$(DARWIN_SDK_STUBS) -F$(DA
 zig:
 	@$(ZIG) version >/dev/null 2>&1 || python3 -m pip install --quiet ziglang
 
-# Both architectures: the C core compiles without a warning and the cgo
-# build links. arm64 also builds without cgo and is vetted both ways; the
-# same files make darwin/amd64's build without cgo, type-checked from
-# source (.ci/typecheck, see cross-all).
+# Both architectures: the C core compiles without a warning. arm64's cgo
+# build links, it builds without cgo too and is vetted both ways; the
+# same Go and C files make darwin/amd64's (no file is per architecture),
+# type-checked from source (.ci/typecheck, see cross-all) and linked by
+# make dist: a cgo link for amd64 here would compile the standard
+# library for darwin once more (half a minute on an empty build cache).
 cross: zig
 	@mkdir -p bin
-	for t in arm64:aarch64 amd64:x86_64; do \
-		goarch=$${t%%:*}; zarch=$${t##*:}; \
-		$(ZIG) cc -target $$zarch-macos $(CFLAGS_CHECK) -c csrc/bulk_darwin.c -o /dev/null || exit 1; \
-		$(DARWIN_ENV) GOARCH=$$goarch CC="$(ZIG) cc -target $$zarch-macos" \
-			$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/godu-darwin-$$goarch ./cmd/godu || exit 1; \
-	done
+	$(ZIG) cc -target x86_64-macos $(CFLAGS_CHECK) -c csrc/bulk_darwin.c -o /dev/null
+	$(ZIG) cc -target aarch64-macos $(CFLAGS_CHECK) -c csrc/bulk_darwin.c -o /dev/null
+	$(DARWIN_ENV) GOARCH=arm64 CC="$(ZIG) cc -target aarch64-macos" \
+		$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/godu-darwin-arm64 ./cmd/godu
 	CGO_ENABLED=0 GOOS=darwin GOARCH=arm64 \
 		$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/godu-darwin-arm64-purego ./cmd/godu
 	$(DARWIN_ENV) GOARCH=arm64 CC="$(ZIG) cc -target aarch64-macos" $(GO) vet ./...
@@ -268,15 +268,16 @@ cross: zig
 	$(GO) run ./.ci/typecheck darwin/amd64
 	file bin/godu-darwin-*
 
-# Every other GOOS, without cgo. One system of each family (the portable
-# Unix reader's, Windows) is compiled, linked and vetted (vet type-checks
-# the tests too); every system, those two included, is type-checked from
+# Every other GOOS, without cgo. One system of the portable Unix reader's
+# family is compiled, linked and vetted (vet type-checks the tests too);
+# every system, that one and Windows included, is type-checked from
 # source with its tests (.ci/typecheck), which compiles nothing: a go build
-# for a system first compiles the standard library for it, half a minute
-# per system on an empty build cache. No file of godu's is per
+# or vet for a system first compiles the standard library for it, half a
+# minute per system on an empty build cache (so Windows, which godu's
+# releases leave out, is type-checked only). No file of godu's is per
 # architecture; linux/arm64 is checked because golang.org/x/sys's types
 # differ there from amd64's (Stat_t.Nlink is 32 bits).
-CROSS_BUILD := freebsd/amd64 windows/amd64
+CROSS_BUILD := freebsd/amd64
 CROSS_ALL := freebsd/amd64 freebsd/arm64 openbsd/amd64 netbsd/amd64 dragonfly/amd64 \
 	illumos/amd64 solaris/amd64 windows/amd64 windows/arm64 linux/arm64
 cross-all:
