@@ -11,7 +11,7 @@ PREFIX  ?= /usr/local
 CSRC_SUM := $(shell cat csrc/*.[ch] csrc/*/*.[ch] internal/xnu/include/*.h internal/xnu/include/*/*.h 2>/dev/null | cksum | cut -d' ' -f1)
 export CGO_CFLAGS := $(or $(CGO_CFLAGS),-O2 -g) -DGODU_CSRC_SUM=$(CSRC_SUM)
 
-.PHONY: all build build-purego install man test vet fmt-check cwarn race race-cgo race-purego race-purego-godu alone xnu portable unit bench scale doubling startup gobench zig cross cross-all dist fuzz asan clean bin/godu-xnu bin/godu-xnu-purego
+.PHONY: all build build-purego install man test vet fmt-check cwarn race race-cgo race-cgo-rest race-cgo-heavy race-purego race-purego-godu alone xnu portable unit bench scale doubling startup gobench zig cross cross-all dist fuzz asan clean bin/godu-xnu bin/godu-xnu-purego
 
 all: build
 
@@ -111,7 +111,19 @@ race: race-cgo
 	$(MAKE) --no-print-directory alone
 
 race-cgo: build
-	GODU_BIN=$(CURDIR)/bin/godu $(GO) test -race -count=1 -skip '^$(ALONE)$$' ./...
+	$(MAKE) --no-print-directory -j2 -O race-cgo-heavy race-cgo-rest
+
+race-cgo-rest:
+	GODU_BIN=$(CURDIR)/bin/godu $(GO) test -race -count=1 -skip '^($(ALONE)|$(HEAVY))$$' ./...
+
+race-cgo-heavy:
+	GODU_BIN=$(CURDIR)/bin/godu $(GO) test -race -count=1 -run '^($(HEAVY))$$' ./cmd/godu
+
+# The command's longest tests, in a test process of their own beside the
+# first pass's other one: the command's package is that pass's longest,
+# and its tests run mostly one at a time (the descriptor-limit ones must),
+# so that a core idled once the other packages were done.
+HEAVY := TestMillionEntries|TestReopensUnderScarcity|TestSyscallsPerEntry|TestSyscallsBigDirs|TestRandomShapes|TestBigDirectoryOfSubtrees
 
 race-purego:
 	$(ON_SHM) $(GO) test -race -count=1 -tags purego -skip '^$(ALONE)$$' $(RACE_PKGS)
