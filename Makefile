@@ -11,7 +11,7 @@ PREFIX  ?= /usr/local
 CSRC_SUM := $(shell cat csrc/*.[ch] csrc/*/*.[ch] internal/xnu/include/*.h internal/xnu/include/*/*.h 2>/dev/null | cksum | cut -d' ' -f1)
 export CGO_CFLAGS := $(or $(CGO_CFLAGS),-O2 -g) -DGODU_CSRC_SUM=$(CSRC_SUM)
 
-.PHONY: all build build-purego install man test vet fmt-check cwarn race race-cgo race-cgo-rest race-cgo-heavy race-purego race-purego-godu alone xnu portable unit bench scale doubling startup gobench zig cross cross-all dist fuzz asan clean bin/godu-xnu bin/godu-xnu-purego
+.PHONY: all build build-purego install man test vet fmt-check cwarn race race-cgo race-purego race-purego-godu alone xnu portable unit bench scale doubling startup gobench zig cross cross-all dist fuzz asan clean bin/godu-xnu bin/godu-xnu-purego
 
 all: build
 
@@ -57,7 +57,8 @@ man:
 	$(GO) run -tags godu_man -ldflags '$(LDFLAGS)' ./cmd/godu --generate-man bin/man
 
 # The whole gate: formatting, vet for every variant and for darwin, C
-# warnings, the test suite under the race detector for both variants, the
+# warnings, the test suite for both variants (the cgo build's under the
+# race detector, and the purego reader's), the
 # darwin core through the suite over the getattrlistbulk emulation, and
 # the portable Unix reader through the walk, library and command tests.
 # After the first race pass (the cgo build, on the file system TMPDIR is
@@ -96,37 +97,29 @@ cwarn:
 	$(CC) $(CFLAGS_CHECK) -fsyntax-only csrc/attrparse.c
 	$(CC) $(CFLAGS_CHECK) -fsyntax-only -Iinternal/xnu/include -include internal/xnu/include/xnu_shim.h csrc/bulk_darwin.c
 
-# The race detector over both builds: the cgo build's every package, the
-# command's tests on bin/godu as make build links it (GODU_BIN; the other
-# packages' test binaries, and the xnu and portable passes' godu, are
-# linked as go install links), and on a godu built with -race too; the purego build's library, reader
-# and walk, then the command's tests with a plain purego godu (a godu built
+# The race detector over the cgo build's every package: the command's
+# tests on bin/godu as make build links it (GODU_BIN; the other packages'
+# test binaries, and the xnu and portable passes' godu, are linked as go
+# install links), and on a godu built with -race too. The purego build's
+# reader (internal/bulk) under the race detector as well; its library and
+# walk without it (their code is the cgo build's, raced in the first pass;
+# under the race detector the walk's tests took 49 s of CPU against 17 s,
+# on a CI whose two CPUs are busy throughout), then the command's tests with a plain purego godu (a godu built
 # with -race runs each of those thousands of command lines several times
 # slower, and its walk is the one the first pass ran), but those that
 # never reach the reader (PUREGO_SKIP). TestMillionEntries (the -a
 # stream's memory on a million files) runs in the first pass only.
-RACE_PKGS := . ./internal/...
+PUREGO_PKGS = . $(filter-out %/internal/bulk,$(shell $(GO) list ./internal/...))
 race: race-cgo
 	$(MAKE) --no-print-directory -j2 -O race-purego-godu race-purego
 	$(MAKE) --no-print-directory alone
 
 race-cgo: build
-	$(MAKE) --no-print-directory -j2 -O race-cgo-heavy race-cgo-rest
-
-race-cgo-rest:
-	GODU_BIN=$(CURDIR)/bin/godu $(GO) test -race -count=1 -skip '^($(ALONE)|$(HEAVY))$$' ./...
-
-race-cgo-heavy:
-	GODU_BIN=$(CURDIR)/bin/godu $(GO) test -race -count=1 -run '^($(HEAVY))$$' ./cmd/godu
-
-# The command's longest tests, in a test process of their own beside the
-# first pass's other one: the command's package is that pass's longest,
-# and its tests run mostly one at a time (the descriptor-limit ones must),
-# so that a core idled once the other packages were done.
-HEAVY := TestMillionEntries|TestReopensUnderScarcity|TestSyscallsPerEntry|TestSyscallsBigDirs|TestRandomShapes|TestBigDirectoryOfSubtrees
+	GODU_BIN=$(CURDIR)/bin/godu $(GO) test -race -count=1 -skip '^$(ALONE)$$' ./...
 
 race-purego:
-	$(ON_SHM) $(GO) test -race -count=1 -tags purego -skip '^$(ALONE)$$' $(RACE_PKGS)
+	$(ON_SHM) $(GO) test -race -count=1 -tags purego ./internal/bulk
+	$(ON_SHM) $(GO) test -count=1 -tags purego -skip '^$(ALONE)$$' $(PUREGO_PKGS)
 
 race-purego-godu:
 	$(ON_SHM) $(GO) test -count=1 -tags purego -skip '$(PUREGO_SKIP)' ./cmd/godu
