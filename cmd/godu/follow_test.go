@@ -124,20 +124,6 @@ func listsNewestFirst(t *testing.T, root string) bool {
 	return len(names) == 2 && names[0] == "b"
 }
 
-// readdirOrder is dir's names in the order the system lists them.
-func readdirOrder(t *testing.T, dir string) []string {
-	f, err := os.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	names, err := f.Readdirnames(-1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return names
-}
-
 // runAsDu runs prog (du or godu) in dir as "du", so that messages compare.
 func runAsDu(t *testing.T, dir, prog string, args []string) string {
 	t.Helper()

@@ -49,9 +49,8 @@ func TestGeneratedOperands(t *testing.T) {
 	}
 }
 
-// listedInOrder reports whether directory dir lists each pair of names in
-// pairs in that order.
-func listedInOrder(t *testing.T, dir string, pairs ...string) bool {
+// readdirOrder is dir's names in the order the system lists them.
+func readdirOrder(t *testing.T, dir string) []string {
 	f, err := os.Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -61,8 +60,14 @@ func listedInOrder(t *testing.T, dir string, pairs ...string) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return names
+}
+
+// listedInOrder reports whether directory dir lists each pair of names in
+// pairs in that order.
+func listedInOrder(t *testing.T, dir string, pairs ...string) bool {
 	at := map[string]int{}
-	for i, n := range names {
+	for i, n := range readdirOrder(t, dir) {
 		at[n] = i
 	}
 	for i := 0; i+1 < len(pairs); i += 2 {
