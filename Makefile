@@ -11,7 +11,7 @@ PREFIX  ?= /usr/local
 CSRC_SUM := $(shell cat csrc/*.[ch] csrc/*/*.[ch] internal/xnu/include/*.h internal/xnu/include/*/*.h 2>/dev/null | cksum | cut -d' ' -f1)
 export CGO_CFLAGS := $(or $(CGO_CFLAGS),-O2 -g) -DGODU_CSRC_SUM=$(CSRC_SUM)
 
-.PHONY: all build build-purego install man test vet fmt-check cwarn race race-cgo race-purego race-purego-godu alone xnu portable unit bench scale doubling startup gobench zig cross cross-all dist fuzz asan clean bin/godu-xnu bin/godu-xnu-purego
+.PHONY: all build build-purego install man test vet fmt-check cwarn race race-cgo race-purego race-purego-godu alone xnu xnu-godu xnu-lib xnu-purego-lib xnu-purego-godu xnu-symbols portable portable-lib portable-godu unit bench scale doubling startup gobench zig cross cross-all dist fuzz asan clean bin/godu-xnu bin/godu-xnu-purego
 
 all: build
 
@@ -64,9 +64,15 @@ man:
 # After the first race pass (the cgo build, on the file system TMPDIR is
 # on), the other passes run two at a time, their trees on a tmpfs
 # (ON_SHM), and the tests that count context switches last, alone.
-test: fmt-check vet cwarn race-cgo
-	$(MAKE) --no-print-directory -j2 -O race-purego-godu xnu race-purego portable
-	$(MAKE) --no-print-directory alone
+test: fmt-check vet cwarn race-cgo bin/godu-xnu
+	$(MAKE) --no-print-directory -j2 -O $(LATER)
+	$(MAKE) --no-print-directory xnu-symbols alone
+
+# The passes after the first, each go test of theirs a job, the longest
+# first: as many jobs as two CPUs keep busy to the end (with xnu's three
+# in one, it ran alone on one CPU for the last three minutes).
+XNU_JOBS := xnu-godu xnu-purego-godu xnu-lib xnu-purego-lib
+LATER := xnu-godu race-purego-godu xnu-purego-godu xnu-lib xnu-purego-lib race-purego portable-godu portable-lib
 
 # Where /dev/shm is a tmpfs whose files can be run (the command's tests
 # run the godu they build in their temporary directory), the later passes
@@ -161,16 +167,28 @@ READER_TESTS := ^(TestDifferential.*|TestErrorsInDuOrder|TestOperandFigureInDuOr
 # runs on Linux only, the reader-free tests (READER_FREE) in the first pass
 # only; the purego run takes the command's reader tests
 # (READER_TESTS) and leaves its longest ones to the cgo run.
-XNU_PKGS := ./internal/bulk ./internal/walk ./cmd/godu
 XNU_SKIP := ^(TestDescriptorExhaustion|$(READER_FREE))$$
 XNU_SKIP_PUREGO := $(XNU_SKIP)|TestFewDescriptors|TestShapes|TestRandomShapes|TestDeeperThanPathMax
 # The shipped build must not hold the emulation: its functions' names,
 # which stay in a stripped Go binary, are in bin/godu-xnu and not in
 # bin/godu.
 xnu: build bin/godu-xnu
-	$(ON_SHM) $(GO) test -count=1 -tags godu_xnu -skip '$(XNU_SKIP)' $(XNU_PKGS)
+	$(MAKE) --no-print-directory -j2 -O $(XNU_JOBS)
+	$(MAKE) --no-print-directory xnu-symbols
+
+xnu-godu:
+	$(ON_SHM) $(GO) test -count=1 -tags godu_xnu -skip '$(XNU_SKIP)' ./cmd/godu
+
+xnu-lib:
+	$(ON_SHM) $(GO) test -count=1 -tags godu_xnu -skip '$(XNU_SKIP)' ./internal/bulk ./internal/walk
+
+xnu-purego-lib:
 	$(ON_SHM) $(GO) test -count=1 -tags godu_xnu,purego -skip '$(XNU_SKIP_PUREGO)' ./internal/bulk ./internal/walk
+
+xnu-purego-godu:
 	$(ON_SHM) $(GO) test -count=1 -tags godu_xnu,purego -skip '$(XNU_SKIP_PUREGO)' -run '$(READER_TESTS)' ./cmd/godu
+
+xnu-symbols:
 	@grep -qa -e 'godu/internal/xnu.Getattrlistbulk' bin/godu-xnu || { echo "bin/godu-xnu lacks the emulation's names"; exit 1; }
 	@! grep -qa -e 'godu/internal/xnu' -e goduXnu bin/godu || { echo "bin/godu links the emulation"; exit 1; }
 	@echo "bin/godu holds no emulation symbol"
@@ -191,7 +209,12 @@ bin/godu-xnu-purego:
 # out the consumer module's builds, which do not use the tag.
 # Of the command's tests, those that depend on the reader (READER_TESTS).
 portable:
+	$(MAKE) --no-print-directory -j2 -O portable-lib portable-godu
+
+portable-lib:
 	$(ON_SHM) $(GO) test -count=1 -short -tags godu_portable . ./internal/bulk ./internal/walk
+
+portable-godu:
 	$(ON_SHM) $(GO) test -count=1 -short -tags godu_portable -run '$(READER_TESTS)' ./cmd/godu
 
 unit:
