@@ -277,6 +277,11 @@ DARWIN_ENV = CGO_ENABLED=1 GOOS=darwin CGO_LDFLAGS="-L$(DARWIN_SDK_STUBS) -F$(DA
 zig:
 	@$(ZIG) version >/dev/null 2>&1 || python3 -m pip install --quiet ziglang
 
+# zig cc turns on UBSan where no -O is given (cgo's own link steps) and
+# builds its runtime for it, twice, on an empty zig cache (make cross
+# 69 s against 53 s without, one run each). The links prove the symbols.
+ZIG_NO_UBSAN := -fno-sanitize=undefined
+
 # Both architectures: the C core compiles without a warning. arm64's cgo
 # build links, it builds without cgo too and is vetted both ways; the
 # same Go and C files make darwin/amd64's (no file is per architecture),
@@ -287,11 +292,11 @@ cross: zig
 	@mkdir -p bin
 	$(ZIG) cc -target x86_64-macos $(CFLAGS_CHECK) -c csrc/bulk_darwin.c -o /dev/null
 	$(ZIG) cc -target aarch64-macos $(CFLAGS_CHECK) -c csrc/bulk_darwin.c -o /dev/null
-	$(DARWIN_ENV) GOARCH=arm64 CC="$(ZIG) cc -target aarch64-macos" \
+	$(DARWIN_ENV) GOARCH=arm64 CC="$(ZIG) cc -target aarch64-macos $(ZIG_NO_UBSAN)" \
 		$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/godu-darwin-arm64 ./cmd/godu
 	CGO_ENABLED=0 GOOS=darwin GOARCH=arm64 \
 		$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/godu-darwin-arm64-purego ./cmd/godu
-	$(DARWIN_ENV) GOARCH=arm64 CC="$(ZIG) cc -target aarch64-macos" $(GO) vet ./...
+	$(DARWIN_ENV) GOARCH=arm64 CC="$(ZIG) cc -target aarch64-macos $(ZIG_NO_UBSAN)" $(GO) vet ./...
 	CGO_ENABLED=0 GOOS=darwin GOARCH=arm64 $(GO) vet ./...
 	$(GO) run ./.ci/typecheck darwin/amd64
 	file bin/godu-darwin-*
