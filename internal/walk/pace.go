@@ -59,7 +59,7 @@ func (sc *scan) startPace() {
 	}
 	sc.live.Jobs.Store(p.cpus)
 	sc.started = time.Since(epoch)
-	p.due.Store(int64(time.Since(epoch) + paceEvery))
+	p.due.Store(int64(sc.started + paceEvery))
 }
 
 // paced times wk's next core call if one is due, and decides if a

@@ -32,14 +32,16 @@ type packed struct {
 const (
 	chunkBits = 16
 	chunkSize = 1 << chunkBits
-	// maxRecord bounds one file's record: a name (NAME_MAX is 255 bytes on
-	// Linux, 1023 bytes of UTF-8 on macOS), seven varints and the flags.
-	maxRecord = 1024 + 7*binary.MaxVarintLen64 + 1
+	// recordExtra bounds what one file's record holds besides its name
+	// (NAME_MAX is 255 bytes on Linux, 1023 bytes of UTF-8 on macOS):
+	// seven varints (a link's three included) and the flags.
+	recordExtra = 7*binary.MaxVarintLen64 + 1
 	// firstChunk is a directory's first chunk: room for a few files. A
 	// directory waiting on the stream with one file listed (each level of
 	// a chain whose file sorts after its subdirectory, under -a) holds no
 	// more.
-	firstChunk = 128
+	firstChunkBits = 7
+	firstChunk     = 1 << firstChunkBits
 )
 
 // Flags of a listed file.
@@ -80,12 +82,12 @@ type packedPool struct {
 }
 
 const (
-	chunkClasses = chunkBits - 7 + 2 // firstChunk to past chunkSize (a long name's)
+	chunkClasses = chunkBits - firstChunkBits + 2 // firstChunk to past chunkSize (a long name's)
 	poolMax      = 1 << 19
 	poolRefsCap  = 4096 // the longest refs kept
 )
 
-func chunkClass(size int) int { return bits.Len(uint(size)) - bits.Len(firstChunk) }
+func chunkClass(size int) int { return bits.Len(uint(size)) - (firstChunkBits + 1) }
 
 // chunk returns an empty chunk of at least need bytes of those of about
 // size, or nil.
@@ -151,12 +153,13 @@ func (pp *packedPool) put(p *packed) {
 func (p *packed) add(pp *packedPool, name []byte, t Totals, withTime bool, flags uint8) int {
 	was := p.alloc
 	n := len(p.chunks)
-	if n == 0 || len(p.chunks[n-1])+len(name)+maxRecord-1024 > cap(p.chunks[n-1]) {
+	room := len(name) + recordExtra
+	if n == 0 || len(p.chunks[n-1])+room > cap(p.chunks[n-1]) {
 		size := firstChunk // a small directory takes little; a big one chunks up to chunkSize
 		if n > 0 {
 			size = min(2*cap(p.chunks[n-1]), chunkSize)
 		}
-		need := max(size, len(name)+maxRecord-1024)
+		need := max(size, room)
 		c := pp.chunk(size, need)
 		if c == nil {
 			c = make([]byte, 0, need)
@@ -191,7 +194,7 @@ func (p *packed) addLink(pp *packedPool, name []byte, t Totals, withTime bool, f
 	n := len(p.chunks) - 1
 	c := p.chunks[n]
 	was := len(c)
-	c = binary.AppendUvarint(c, id.key.Ino) // (add left room: maxRecord)
+	c = binary.AppendUvarint(c, id.key.Ino) // (add left room: recordExtra)
 	c = binary.AppendUvarint(c, id.key.Dev)
 	c = binary.AppendUvarint(c, uint64(id.nlink))
 	p.chunks[n] = c
