@@ -9,6 +9,15 @@
 
 #include "bulk.h"
 
+/* godu_add_size adds apparent sizes as du does: as unsigned 64-bit
+ * numbers, saturating at 2^64-1 (-1 here; du prints "Infinity"). Only
+ * sparse files near 2^63 bytes (tmpfs) reach it. */
+static inline int64_t godu_add_size(int64_t a, int64_t b)
+{
+	uint64_t s = (uint64_t)a + (uint64_t)b;
+	return s < (uint64_t)b ? -1 : (int64_t)s;
+}
+
 /* godu_later makes (*sec, *nsec) the later of it and (s, ns). */
 static inline void godu_later(int64_t *sec, int64_t *nsec, int64_t s, int64_t ns)
 {
@@ -31,7 +40,7 @@ static inline int godu_fold(godu_ctl *c, const godu_rec *r)
 		return 0;
 	c->sum_blocks += r->blocks;
 	if (r->type == GODU_T_REG || r->type == GODU_T_LNK)
-		c->sum_size += r->size;
+		c->sum_size = godu_add_size(c->sum_size, r->size);
 	c->sum_count++;
 	godu_later(&c->tmax_sec, &c->tmax_nsec, r->tsec, r->tnsec);
 	return 1;

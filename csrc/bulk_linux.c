@@ -548,7 +548,7 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 			files++;
 			blocks += r.blocks;
 			if (r.type == GODU_T_REG || r.type == GODU_T_LNK)
-				size += r.size;
+				size = godu_add_size(size, r.size);
 			godu_later(&tsec, &tnsec, r.tsec, r.tnsec);
 		}
 		if (!ok) { /* left to the caller, as if never read */
@@ -580,7 +580,7 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 		t->dirs++;
 		t->files += files;
 		t->blocks += nd->blocks + blocks;
-		t->size += size;
+		t->size = godu_add_size(t->size, size);
 		if (times) {
 			godu_later(&t->tmax_sec, &t->tmax_nsec, nd->tsec, nd->tnsec);
 			if (files > 0)

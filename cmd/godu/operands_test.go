@@ -3,6 +3,7 @@
 package main
 
 import (
+	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -79,9 +80,12 @@ func listedInOrder(t *testing.T, dir string, pairs ...string) bool {
 }
 
 // TestGeneratedHugeSums: apparent sizes near 2^63 on a file system that
-// allows them (tmpfs), summed with -c and printed in every unit: sums up
-// to 2^64-1 print as du prints them, 2^64-1 itself as "Infinity". Files
-// only: their apparent sizes are the same in every du version.
+// allows them (tmpfs), summed with -c and printed in every unit, block
+// sizes near 2^64 among them: as du prints them, sums past 2^64-1
+// saturated to "Infinity", and a size whose remainder by the block size
+// is over 2^64/10 scaled as du's unsigned arithmetic scales it (wrapping:
+// 2^62 bytes in blocks of 15 EiB print 0). Files only: their apparent
+// sizes are the same in every du version.
 func TestGeneratedHugeSums(t *testing.T) {
 	needDu(t)
 	dir, err := os.MkdirTemp("/dev/shm", "godu-sums-")
@@ -101,28 +105,46 @@ func TestGeneratedHugeSums(t *testing.T) {
 	}
 	names := []string{"max", "max-1", "half", "one", "tb", "odd"}
 	units := [][]string{{"-b"}, {"--apparent-size", "-h"}, {"--apparent-size", "--si"}, {"--apparent-size", "-k"}, {"--apparent-size", "-BT"},
-		{"--apparent-size", "-B1KB"}, {"--apparent-size", "-B", "3"}, {"--apparent-size", "-BE"}}
+		{"--apparent-size", "-B1KB"}, {"--apparent-size", "-B", "3"}, {"--apparent-size", "-BE"}, {"--apparent-size", "-B15E"},
+		{"--apparent-size", "-B", "18446744073709551615"}, {"--apparent-size", "-B", "9223372036854775809"}, {"--apparent-size", "-B7E"}}
 	r := rand.New(rand.NewSource(8 + seedOffset()))
 	cases := [][]string{{"max", "max", "one"}, {"max", "max-1", "one", "one"}, {"max", "max"}} // max twice: counted once
 	for i := 0; i < 60; i++ {
 		var ops []string
-		var sum uint64
 		for n := 1 + r.Intn(4); n > 0; n-- {
 			name := names[r.Intn(len(names))]
-			if s := sum + sizes[name]; s >= sum && !contains(ops, name) {
-				ops, sum = append(ops, name), s
+			if !contains(ops, name) {
+				ops = append(ops, name)
 			}
 		}
 		cases = append(cases, ops)
 	}
-	// Sums past 2^64-1 are left out: du saturates them to Infinity, godu's
-	// sums wrap (the walk adds without saturating).
+	cases = append(cases, []string{"max", "max-1", "half"}, []string{"max", "max-1", "one", "one2", "half", "tb"})
 	for _, ops := range cases {
 		args := append(append([]string{"-c"}, units[r.Intn(len(units))]...), ops...)
 		sameRun(t, dir, nil, args)
 	}
 	if got := sameRun(t, dir, nil, []string{"-cb", "max", "max-1", "one", "one2"}); !strings.Contains(got.Stdout, "Infinity\ttotal") {
 		t.Errorf("2^64-1 in total: %q", got.Stdout)
+	}
+	// Summed in the walk: directories of them, each over 2^64-1 by its
+	// own files (du before 9.2 adds directories' sizes too).
+	for i, size := range []uint64{1<<63 - 1, 1<<63 - 2, 1 << 62, 1<<63 - 1, 1<<63 - 1, 1 << 62} {
+		sub := filepath.Join(dir, "in", strings.Repeat("d/", i/3))
+		os.MkdirAll(sub, 0o755)
+		f, _ := os.Create(filepath.Join(sub, fmt.Sprint("f", i)))
+		f.Close()
+		if err := syscall.Truncate(f.Name(), int64(size)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"-b", "in"}, {"-ab", "in"}, {"-Sb", "in"}, {"-sb", "in"}, {"--apparent-size", "-h", "in"}} {
+		if got := sameRun(t, dir, nil, args); !strings.Contains(got.Stdout, "Infinity") {
+			t.Errorf("%q: no Infinity: %q", args, got.Stdout)
+		}
+	}
+	if got := testtree.Run(t, dir, nil, godu, "--json", "-s", "in"); !strings.Contains(got.Stdout, `"apparent_size": 18446744073709551615`) {
+		t.Errorf("--json: the saturated sum is not 2^64-1: %q", got.Stdout)
 	}
 }
 

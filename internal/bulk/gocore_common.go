@@ -17,7 +17,7 @@ func fold(c *ctl, r *Record) bool {
 	}
 	c.sumBlocks += r.Blocks
 	if r.Type == Regular || r.Type == Symlink {
-		c.sumSize += r.Size
+		c.sumSize = addSize(c.sumSize, r.Size)
 	}
 	c.sumCount++
 	later(&c.tmaxSec, &c.tmaxNsec, r.Tsec, r.Tnsec)
@@ -27,6 +27,16 @@ func fold(c *ctl, r *Record) bool {
 // isDot reports whether a directory entry's name is "." or "..".
 func isDot(nm []byte) bool {
 	return len(nm) == 1 && nm[0] == '.' || len(nm) == 2 && nm[0] == '.' && nm[1] == '.'
+}
+
+// addSize is godu_add_size (csrc/bulk_common.h): apparent sizes added as
+// unsigned 64-bit numbers, saturating at 2^64-1 (-1), as du adds them.
+func addSize(a, b int64) int64 {
+	s := uint64(a) + uint64(b)
+	if s < uint64(b) {
+		return -1
+	}
+	return int64(s)
 }
 
 // later makes (*sec, *nsec) the later of it and (s, ns).

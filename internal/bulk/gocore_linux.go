@@ -372,7 +372,7 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 			files++
 			blocks += rec.Blocks
 			if rec.Type == Regular || rec.Type == Symlink {
-				size += rec.Size
+				size = addSize(size, rec.Size)
 			}
 			later(&tsec, &tnsec, rec.Tsec, rec.Tnsec)
 		}
@@ -402,7 +402,7 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 		t.dirs++
 		t.files += files
 		t.blocks += nd.Blocks + blocks
-		t.size += size
+		t.size = addSize(t.size, size)
 		if tflags != 0 {
 			later(&t.tmaxSec, &t.tmaxNsec, nd.Tsec, nd.Tnsec)
 			if files > 0 {

@@ -1,7 +1,6 @@
 package du
 
 import (
-	"math/bits"
 	"os"
 	"strconv"
 	"strings"
@@ -130,25 +129,23 @@ func (bs BlockSize) Format(n uint64) string {
 	if to == 0 {
 		to = 1
 	}
-	// amount + (tenths + rounding/4)/10 is n/to, kept exact.
+	// amount + (tenths + rounding/4)/10 is n/to, in du's unsigned 64-bit
+	// arithmetic: exact but where the remainder times 10 or 20 passes
+	// 2^64 (block sizes over 2^64/10), where du's wraps, and so does
+	// this (2^62 bytes in blocks of 15 EiB: 0, as du prints it).
 	amount := n / to
-	rem := n % to
-	tenths := uint64(0)
+	r10 := n % to * 10
+	r2 := r10 % to * 2
+	tenths := r10 / to
 	rounding := 0 // 0: exact, 1: below half, 2: half, 3: above half
-	if rem != 0 {
-		hi, lo := bits.Mul64(rem, 10)
-		t, r := bits.Div64(hi, lo, to) // hi < to since rem < to
-		tenths = t
-		switch {
-		case r == 0:
-			rounding = 0
-		case r < to-r:
-			rounding = 1
-		case r == to-r:
-			rounding = 2
-		default:
-			rounding = 3
-		}
+	switch {
+	case r2 == 0:
+	case r2 < to:
+		rounding = 1
+	case r2 == to:
+		rounding = 2
+	default:
+		rounding = 3
 	}
 	exponent := -1
 	decimal := ""

@@ -114,14 +114,14 @@ func (o *Options) appendJSONEntry(b []byte, indent, path string, t walk.Totals, 
 	}
 	for _, f := range [...]struct {
 		name string
-		v    int64
-	}{{"disk_usage", t.Blocks * 512}, {"apparent_size", t.Bytes}, {"inodes", t.Inodes}} {
+		v    uint64 // (apparent sizes add as du's: unsigned, saturating)
+	}{{"disk_usage", uint64(t.Blocks) * 512}, {"apparent_size", uint64(t.Bytes)}, {"inodes", uint64(t.Inodes)}} {
 		b = append(b, ",\n"...)
 		b = append(b, in...)
 		b = append(b, '"')
 		b = append(b, f.name...)
 		b = append(b, `": `...)
-		b = strconv.AppendInt(b, f.v, 10)
+		b = strconv.AppendUint(b, f.v, 10)
 	}
 	if o.Time != 0 {
 		b = append(b, ",\n"...)
