@@ -84,6 +84,8 @@ type scan struct {
 	procs   atomic.Int32
 	started time.Duration
 	pace    pacer
+	// spinners is 1 while a worker waits for work awake (spin).
+	spinners atomic.Int32
 
 	em *emitter // with Options.Stream
 	// heap: the shared stack is a heap in du's order (order.go), for a
@@ -191,6 +193,9 @@ func (sc *scan) work(wk *worker) (left bool) {
 		}
 		d := sc.pop()
 		if d == nil {
+			if sc.spin() {
+				continue
+			}
 			return false
 		}
 		sc.visitChain(wk, d, -1)

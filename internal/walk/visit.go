@@ -151,7 +151,7 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 	}
 	// A directory read whole in one batch hands its subdirectories to the
 	// core's subtree walk (addBatch lists them).
-	toSubtree := sc.subtrees && err == nil && !b.More
+	toSubtree := sc.subtrees && err == nil && !b.More && !sc.share(&b)
 	if toSubtree {
 		rd.TreeStart()
 	}
@@ -199,7 +199,7 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 	if next != nil {
 		n++ // this worker goes on with next
 	}
-	for i := 1; i < n && sc.tryGo(sc.workFromStack); i++ {
+	for i, k := 1, sc.toStart(n); i < k && sc.tryGo(sc.workFromStack); i++ {
 	}
 	sc.partDone(d)
 	return next, nextFd
@@ -220,7 +220,7 @@ func (sc *scan) pass(d *dir, ds []*dir, direct, opening int) {
 	sc.count(d, direct, opening)
 	sc.push(ds)
 	started := false
-	for range ds {
+	for range sc.toStart(len(ds)) {
 		if !sc.tryGo(sc.workFromStack) {
 			break
 		}
