@@ -180,9 +180,11 @@ func (sc *scan) pop() *dir {
 }
 
 // work visits directories from the shared stack until it is empty. A
-// worker that finds the stack empty ends: the others' pushes start new
-// ones. One that finds more workers working than are allowed (pace.go)
-// leaves, out of live.Running already: work then reports true.
+// worker that finds the stack empty waits for more a moment (spin), then
+// ends: the others' pushes start new ones. One that finds more workers
+// working than are allowed (pace.go) leaves, out of live.Running already,
+// as does one whose wait ended with every slot taken: work then reports
+// true.
 func (sc *scan) work(wk *worker) (left bool) {
 	for {
 		if sc.em != nil {
@@ -193,8 +195,11 @@ func (sc *scan) work(wk *worker) (left bool) {
 		}
 		d := sc.pop()
 		if d == nil {
-			if sc.spin() {
+			switch sc.spin() {
+			case spinWork:
 				continue
+			case spinOut:
+				return true // out of live.Running already
 			}
 			return false
 		}
@@ -206,8 +211,7 @@ func (sc *scan) work(wk *worker) (left bool) {
 // free (live.Running, below live.Jobs). f returns errLeft once it took
 // itself out of live.Running (leave).
 func (sc *scan) tryGo(f func() error) bool {
-	if sc.live.Running.Add(1) > sc.live.Jobs.Load() {
-		sc.live.Running.Add(-1)
+	if !sc.claimSlot() { // (never over live.Jobs, even for a moment: spin)
 		return false
 	}
 	if sc.g.TryGo(func() error {
@@ -231,11 +235,18 @@ func (sc *scan) tryGo(f func() error) bool {
 // counts are sequentially consistent: either this load sees the push, or
 // that worker's count saw this one stopped, and stayed.)
 func (sc *scan) stopped() {
+	if stopHook != nil {
+		stopHook()
+	}
 	sc.live.Running.Add(-1)
 	if sc.live.Stacked.Load() > 0 {
 		sc.tryGo(sc.workFromStack)
 	}
 }
+
+// stopHook, when set (by tests), is called as a worker stops, before it
+// leaves live.Running.
+var stopHook func()
 
 // idle reports whether a directory's subdirectories are worth passing on
 // before its files are examined: a slot of the walk is free, and a worker

@@ -56,26 +56,38 @@ func (sc *scan) share(b *bulk.Batch) bool {
 	return false
 }
 
+// spinResult is how a spin ended.
+type spinResult int
+
+const (
+	spinNone spinResult = iota // no wait, or it ended with nothing: counted, to stop (stopped)
+	spinWork                   // counted again, to pop what was pushed
+	spinOut                    // every slot taken: stops uncounted, as a worker that left
+)
+
 // spin is the wait of a worker that found the stack empty (see spinning
 // above). Only one worker waits so at a time, and none where the walk
-// has one slot. The wait ends when something is pushed: spin then
-// reports true, the worker counted in live.Running again, to pop it;
-// otherwise with false, counted again, to stop (stopped): when no worker
-// runs (none could push more), or every slot is taken (the CPUs are
-// busy: a spinning worker would take one from them), or after spinFor.
-func (sc *scan) spin() bool {
+// has one slot. It ends with spinWork when something is pushed and a
+// slot is free; otherwise when no worker runs (none could push more),
+// when every slot is taken (the CPUs are busy: a spinning worker would
+// take one from them) or after spinFor: counted again (spinNone) only
+// into a free slot, else spinOut.
+//
+// live.Running never passes live.Jobs here, not even for a moment: a
+// worker that saw it over would leave (leave), counting on the others,
+// and a directory it pushed last could then wait on the stack with no
+// worker to take it (the others stopping, their new workers refused by
+// the group's limit while they still hold its slots).
+func (sc *scan) spin() spinResult {
 	if spinFor <= 0 || sc.live.Jobs.Load() < 2 || !sc.spinners.CompareAndSwap(0, 1) {
-		return false
+		return spinNone
 	}
 	sc.live.Running.Add(-1)
 	start := time.Now()
 	for sc.ctx.Err() == nil {
-		if sc.live.Stacked.Load() > 0 {
-			if sc.live.Running.Add(1) <= sc.live.Jobs.Load() {
-				sc.spinners.Store(0)
-				return true
-			}
-			sc.live.Running.Add(-1)
+		if sc.live.Stacked.Load() > 0 && sc.claimSlot() {
+			sc.spinners.Store(0)
+			return spinWork
 		}
 		if r := sc.live.Running.Load(); r == 0 || r >= sc.live.Jobs.Load() || time.Since(start) >= spinFor {
 			break
@@ -86,10 +98,33 @@ func (sc *scan) spin() bool {
 			}
 		}
 	}
+	if spinEndHook != nil {
+		spinEndHook()
+	}
 	sc.spinners.Store(0)
-	sc.live.Running.Add(1)
-	return false
+	if sc.claimSlot() {
+		return spinNone
+	}
+	return spinOut
 }
+
+// claimSlot counts one more worker in live.Running if that leaves it at
+// most live.Jobs, and reports whether it did.
+func (sc *scan) claimSlot() bool {
+	for {
+		r := sc.live.Running.Load()
+		if r >= sc.live.Jobs.Load() {
+			return false
+		}
+		if sc.live.Running.CompareAndSwap(r, r+1) {
+			return true
+		}
+	}
+}
+
+// spinEndHook, when set (by tests), is called as a spin ends without
+// work, while it is still the one spinning.
+var spinEndHook func()
 
 // toStart is how many workers to start for n directories just pushed:
 // one fewer for a worker spinning, which takes one of them.

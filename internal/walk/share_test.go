@@ -3,10 +3,14 @@
 package walk
 
 import (
+	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // TestShareAndSpin compares walks that share a directory's subdirectories
@@ -62,5 +66,87 @@ func TestShareAndSpin(t *testing.T) {
 				t.Errorf("%s: no directory shared its subdirectories", name)
 			}
 		}
+	}
+}
+
+// TestSpinNeverOverJobs plays, step by step, a schedule in which a
+// spinning worker gives up while every slot is taken. Counted again
+// regardless, it made live.Running one over live.Jobs, and a working
+// worker that had just pushed a directory then left (leave), counting on
+// the others, who were stopping, their new workers refused by the
+// group's limit: the directory stayed on the stack and the walk ended
+// without it (found by an outside review). The spinning worker must stop
+// uncounted instead, and the pusher go on with what it pushed.
+func TestSpinNeverOverJobs(t *testing.T) {
+	defer func(d time.Duration) { spinFor, stopHook, spinEndHook = d, nil, nil }(spinFor)
+	spinFor = time.Hour
+	g := &errgroup.Group{}
+	g.SetLimit(2)
+	sc := &scan{w: New(Options{Jobs: 2}), ctx: context.Background(), g: g}
+	sc.live.Jobs.Store(2)
+	sc.live.Running.Add(1) // M, this goroutine: the caller's worker
+
+	g2Stopping, g2Go := make(chan struct{}), make(chan struct{})
+	var stops atomic.Int32
+	stopHook = func() { // G2's stop (and G1's, were it counted again)
+		if stops.Add(1) == 1 {
+			close(g2Stopping)
+		}
+		<-g2Go
+	}
+	g1Gives, g1Go, g1Done := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	spinEndHook = func() { close(g1Gives); <-g1Go }
+
+	// G1 finds the stack empty and spins.
+	if !sc.tryGo(func() error {
+		if sc.pop() != nil {
+			t.Error("G1 popped")
+		}
+		res := sc.spin()
+		close(g1Done)
+		if res == spinOut {
+			return errLeft
+		}
+		return nil
+	}) {
+		t.Fatal("G1 not started")
+	}
+	for sc.spinners.Load() == 0 {
+		time.Sleep(time.Microsecond)
+	}
+	// G2 finds the stack empty, may not spin (G1 does), and stops: held
+	// in stopped, still counted.
+	if !sc.tryGo(func() error {
+		if sc.pop() != nil {
+			t.Error("G2 popped")
+		}
+		if sc.spin() != spinNone {
+			t.Error("G2 spun")
+		}
+		return nil
+	}) {
+		t.Fatal("G2 not started")
+	}
+	<-g2Stopping
+	<-g1Gives // M and G2 run: every slot taken
+	close(g1Go)
+	<-g1Done
+	if r := sc.live.Running.Load(); r > sc.live.Jobs.Load() {
+		t.Errorf("Running %d after a spin gave up, over Jobs %d", r, sc.live.Jobs.Load())
+	}
+	// M pushes a directory its subtree walk left, starts no worker for it
+	// (one directory: M goes on with it), and goes on.
+	d := &dir{name: "d"}
+	sc.push([]*dir{d})
+	if sc.leave() {
+		t.Fatal("M left, counting on workers that were stopping")
+	}
+	if got := sc.pop(); got != d {
+		t.Fatalf("M popped %v, not what it pushed", got)
+	}
+	close(g2Go)
+	g.Wait()
+	if r := sc.live.Running.Load(); r != 1 {
+		t.Errorf("Running %d once G1 and G2 ended, want 1 (M)", r)
 	}
 }
