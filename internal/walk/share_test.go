@@ -5,7 +5,6 @@ package walk
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -24,15 +23,10 @@ import (
 func TestShareAndSpin(t *testing.T) {
 	defer func(on bool, d time.Duration) { shareIdle, shareAlways, spinFor = on, false, d }(shareIdle, spinFor)
 	root := randomTree(t, 11)
-	within := func(name string, f func()) {
-		t.Helper()
-		done := make(chan struct{})
-		go func() { f(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(time.Minute):
-			t.Fatalf("%s: the walk did not end in a minute", name)
-		}
+	within := func(name string, f func()) { // (a hang fails the run, with every goroutine's stack)
+		timer := time.AfterFunc(time.Minute, func() { panic(name + ": the walk did not end in a minute") })
+		defer timer.Stop()
+		f()
 	}
 	for _, opts := range []Options{
 		{MaxDepth: 0}, {MaxDepth: -1}, {MaxDepth: -1, Jobs: 16}, {MaxDepth: 2, Jobs: 3},
@@ -40,27 +34,12 @@ func TestShareAndSpin(t *testing.T) {
 		{MaxDepth: 0, Jobs: 1},
 	} {
 		shareIdle, shareAlways, spinFor = false, false, 0
-		wantStream := treeEntries(t, opts, root)
-		var want map[string]Totals
-		var wantStats Stats
-		if !opts.ListFiles { // (report's OnNode check counts directories only)
-			want, wantStats = report(t, opts, root)
-		}
+		base := walkBaseline(t, opts, root)
 		for _, always := range []bool{false, true} {
 			shareIdle, shareAlways, spinFor = true, always, time.Hour
 			shares := sharesOut.Load()
 			name := fmt.Sprintf("%+v always free %v", opts, always)
-			if want != nil {
-				within(name, func() {
-					got, stats := report(t, opts, root)
-					sameReport(t, name, got, want, stats, wantStats)
-				})
-			}
-			within(name+" (stream)", func() {
-				if got := streamEntries(t, opts, root); strings.Join(got, "\n") != strings.Join(wantStream, "\n") {
-					t.Errorf("%s: the stream differs from the tree's without sharing", name)
-				}
-			})
+			within(name, func() { base.same(t, name, opts, root) })
 			// (Listing files, a walk reads every directory itself.)
 			if always && subtreeWalk && !opts.ListFiles && sharesOut.Load() == shares {
 				t.Errorf("%s: no directory shared its subdirectories", name)

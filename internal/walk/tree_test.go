@@ -133,6 +133,36 @@ func report(t *testing.T, opts Options, path string) (map[string]Totals, Stats) 
 	return got, w.Stats()
 }
 
+// baseline is what a walk reports, for walks with a switch turned on to
+// be compared with (same): its stream, and without ListFiles its nodes'
+// totals and its counts.
+type baseline struct {
+	stream []string
+	want   map[string]Totals
+	stats  Stats
+}
+
+func walkBaseline(t *testing.T, opts Options, path string) baseline {
+	b := baseline{stream: treeEntries(t, opts, path)}
+	if !opts.ListFiles { // (report's OnNode check counts directories only)
+		b.want, b.stats = report(t, opts, path)
+	}
+	return b
+}
+
+// same requires a walk of path with opts, named name, to report what b
+// holds, as a tree and as a stream.
+func (b baseline) same(t *testing.T, name string, opts Options, path string) {
+	t.Helper()
+	if b.want != nil {
+		got, stats := report(t, opts, path)
+		sameReport(t, name, got, b.want, stats, b.stats)
+	}
+	if got := streamEntries(t, opts, path); strings.Join(got, "\n") != strings.Join(b.stream, "\n") {
+		t.Errorf("%s: the stream differs from the baseline walk's", name)
+	}
+}
+
 // TestSubtreeWalk compares walks that read subtrees in the core with walks
 // that read every directory one by one: same totals at every reported
 // node, same counts, for every budget down to one entry (most directories
@@ -301,23 +331,12 @@ func TestPassMixed(t *testing.T) {
 			{MaxDepth: -1, ListFiles: true, Jobs: 4}, {MaxDepth: -1, CountLinks: true, Jobs: 2},
 		} {
 			mixedPass, mixedAlways = false, false
-			wantStream := treeEntries(t, opts, path)
-			var want map[string]Totals
-			var wantStats Stats
-			if !opts.ListFiles { // (report's OnNode check counts directories only)
-				want, wantStats = report(t, opts, path)
-			}
+			base := walkBaseline(t, opts, path)
 			for _, always := range []bool{false, true} {
 				mixedPass, mixedAlways = true, always
 				passes := mixedPasses.Load()
 				name := fmt.Sprintf("%s %+v always idle %v", path, opts, always)
-				if want != nil {
-					got, stats := report(t, opts, path)
-					sameReport(t, name, got, want, stats, wantStats)
-				}
-				if got := streamEntries(t, opts, path); strings.Join(got, "\n") != strings.Join(wantStream, "\n") {
-					t.Errorf("%s: the stream differs from the tree's without passMixed", name)
-				}
+				base.same(t, name, opts, path)
 				// The portable reader lists names without their types
 				// (every entry may be a directory): there only a batch of
 				// a directory listed in several passes its subdirectories
