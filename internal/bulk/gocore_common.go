@@ -17,7 +17,7 @@ func fold(c *ctl, r *Record) bool {
 	}
 	c.sumBlocks += r.Blocks
 	if r.Type == Regular || r.Type == Symlink {
-		c.sumSize = addSize(c.sumSize, r.Size)
+		c.sumSize = AddSize(c.sumSize, r.Size)
 	}
 	c.sumCount++
 	later(&c.tmaxSec, &c.tmaxNsec, r.Tsec, r.Tnsec)
@@ -29,9 +29,12 @@ func isDot(nm []byte) bool {
 	return len(nm) == 1 && nm[0] == '.' || len(nm) == 2 && nm[0] == '.' && nm[1] == '.'
 }
 
-// addSize is godu_add_size (csrc/bulk_common.h): apparent sizes added as
-// unsigned 64-bit numbers, saturating at 2^64-1 (-1), as du adds them.
-func addSize(a, b int64) int64 {
+// AddSize is godu_add_size (csrc/bulk_common.h): apparent sizes added as
+// du adds them, as unsigned 64-bit numbers (2^63 and up stored as
+// negative), saturating at 2^64-1 (-1), which du prints as "Infinity"
+// (sums that large come from sparse files near 2^63 bytes, on tmpfs).
+// The walk's sums add so too.
+func AddSize(a, b int64) int64 {
 	s := uint64(a) + uint64(b)
 	if s < uint64(b) {
 		return -1

@@ -239,7 +239,7 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 		}
 		// A worker is free: of what is found and not read, it gets all
 		// but the directory this one goes on with (godu_tree_walk).
-		if len(stack) >= 2 && spent+uint32(t.dirs) >= t.yieldMin && r.tlive.idle() {
+		if len(stack) >= 2 && spent+uint32(t.dirs) >= t.yieldMin && r.tlive.Idle() {
 			break
 		}
 		i := stack[len(stack)-1]
@@ -372,7 +372,7 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 			files++
 			blocks += rec.Blocks
 			if rec.Type == Regular || rec.Type == Symlink {
-				size = addSize(size, rec.Size)
+				size = AddSize(size, rec.Size)
 			}
 			later(&tsec, &tnsec, rec.Tsec, rec.Tnsec)
 		}
@@ -402,7 +402,7 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 		t.dirs++
 		t.files += files
 		t.blocks += nd.Blocks + blocks
-		t.size = addSize(t.size, size)
+		t.size = AddSize(t.size, size)
 		if tflags != 0 {
 			later(&t.tmaxSec, &t.tmaxNsec, nd.Tsec, nd.Tnsec)
 			if files > 0 {

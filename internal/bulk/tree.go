@@ -96,8 +96,8 @@ type Live struct {
 	_       int32
 }
 
-// idle is godu_idle: a worker is free and no directory waits for one.
-func (l *Live) idle() bool {
+// Idle is godu_idle: a worker is free and no directory waits for one.
+func (l *Live) Idle() bool {
 	return l != nil && l.Running.Load() < l.Jobs.Load() && l.Stacked.Load() == 0
 }
 

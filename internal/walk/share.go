@@ -41,7 +41,7 @@ func (sc *scan) share(b *bulk.Batch) bool {
 	if !shareIdle {
 		return false
 	}
-	if !shareAlways && (sc.live.Running.Load() >= sc.live.Jobs.Load() || sc.live.Stacked.Load() > 0) {
+	if !shareAlways && !sc.live.Idle() {
 		return false
 	}
 	n := 0

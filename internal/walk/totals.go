@@ -38,21 +38,9 @@ func (t *Totals) addSum(u Totals) {
 // Add adds u to t: sums, and the later time.
 func (t *Totals) Add(u Totals) {
 	t.Blocks += u.Blocks
-	t.Bytes = addBytes(t.Bytes, u.Bytes)
+	t.Bytes = bulk.AddSize(t.Bytes, u.Bytes)
 	t.Inodes += u.Inodes
 	t.Time = max(t.Time, u.Time)
-}
-
-// addBytes adds apparent sizes as du does: as unsigned 64-bit numbers
-// (2^63 and up stored as negative), saturating at 2^64-1 (-1), which du
-// prints as "Infinity" (sums that large come from sparse files near
-// 2^63 bytes, on tmpfs).
-func addBytes(a, b int64) int64 {
-	s := uint64(a) + uint64(b)
-	if s < uint64(b) {
-		return -1
-	}
-	return int64(s)
 }
 
 // Node is one reported entry: an operand, a directory down to MaxDepth, or
@@ -148,7 +136,7 @@ func (a *atomicTotals) set(t Totals) {
 func (a *atomicTotals) add(t Totals) {
 	atomic.AddInt64(&a.blocks, t.Blocks)
 	if s := atomic.AddInt64(&a.bytes, t.Bytes); uint64(s) < uint64(t.Bytes) {
-		// Past 2^64-1 (addBytes): saturated. Every add that passes it
+		// Past 2^64-1 (bulk.AddSize): saturated. Every add that passes it
 		// sees so itself, those after this store too.
 		atomic.StoreInt64(&a.bytes, -1)
 	}
