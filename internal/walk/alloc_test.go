@@ -79,23 +79,36 @@ func TestAllocsPerEntry(t *testing.T) {
 	big, nb := filesTree(t, 8, 40)   // 255 directories, 10,455 entries
 	extra := float64(nb - ns)
 	discard := func(string, *Node) {}
-	defer func(on bool) { shareIdle, shareAlways = on, false }(shareIdle)
+	on, spin, yieldMin := shareIdle, spinFor, bulk.YieldMin
+	defer func() { shareIdle, shareAlways, spinFor, bulk.YieldMin = on, false, spin, yieldMin }()
+	// How work passes between workers: as the walk runs (asRun); with no
+	// directory handed from one worker to another but through the stack
+	// (handsOff: no sharing, no spinning worker, subtree walks ending for
+	// a free worker only past 256 entries, as before sharing); or with
+	// every directory shared. A directory handed on, by sharing or by a
+	// subtree walk ending early, is visited as a walk without subtree
+	// walks visits each: about 3 objects and 480 bytes a directory (12
+	// bytes and 0.06-0.07 objects an entry here, every one shared), as
+	// often as workers are found free; the bounds of 4 bytes and 0.02
+	// objects hold only where none is (0.021 measured as run at 4 jobs).
+	asRun := func() {}
+	handsOff := func() { shareIdle, spinFor, bulk.YieldMin = false, 0, 256 }
+	shared := func() { shareAlways = true }
 	for _, c := range []struct {
 		name          string
 		opts          Options
-		shared        bool    // every directory shares its subdirectories (share.go), none otherwise
+		sched         func()
 		bytes, allocs float64 // per extra entry, at most
 	}{
-		{"-s", Options{MaxDepth: 0, Stream: discard}, false, 4, 0.02},
-		{"-d 3", Options{MaxDepth: 3, Stream: discard}, false, 4, 0.02},
-		// A shared directory is visited as a walk without subtree
-		// walks visits each: about 3 objects and 480 bytes a directory,
-		// 12 bytes and 0.06-0.07 objects an entry here.
-		{"-s shared", Options{MaxDepth: 0, Stream: discard}, true, 20, 0.1},
-		{"-a", Options{MaxDepth: -1, ListFiles: true, Stream: discard}, false, 80, 0.5},
-		{"export", Options{MaxDepth: -1, ListFiles: true, Details: true, Stream: discard, OnEnter: discard}, false, 80, 0.5},
+		{"-s", Options{MaxDepth: 0, Stream: discard}, handsOff, 4, 0.02},
+		{"-d 3", Options{MaxDepth: 3, Stream: discard}, handsOff, 4, 0.02},
+		{"-s as run", Options{MaxDepth: 0, Stream: discard}, asRun, 20, 0.1},
+		{"-s shared", Options{MaxDepth: 0, Stream: discard}, shared, 20, 0.1},
+		{"-a", Options{MaxDepth: -1, ListFiles: true, Stream: discard}, asRun, 80, 0.5},
+		{"export", Options{MaxDepth: -1, ListFiles: true, Details: true, Stream: discard, OnEnter: discard}, asRun, 80, 0.5},
 	} {
-		shareIdle, shareAlways = c.shared, c.shared
+		shareIdle, shareAlways, spinFor, bulk.YieldMin = on, false, spin, yieldMin
+		c.sched()
 		for _, jobs := range []int{1, 4} {
 			c.opts.Jobs = jobs
 			// One Walker, its workers made by a first walk of the big
