@@ -11,7 +11,7 @@ PREFIX  ?= /usr/local
 CSRC_SUM := $(shell cat csrc/*.[ch] csrc/*/*.[ch] internal/xnu/include/*.h internal/xnu/include/*/*.h 2>/dev/null | cksum | cut -d' ' -f1)
 export CGO_CFLAGS := $(or $(CGO_CFLAGS),-O2 -g) -DGODU_CSRC_SUM=$(CSRC_SUM)
 
-.PHONY: all build build-purego install man test vet fmt-check cwarn race race-cgo race-purego race-purego-godu alone xnu xnu-godu xnu-lib xnu-purego-lib xnu-purego-godu xnu-symbols portable portable-lib portable-godu unit bench scale doubling startup gobench zig cross cross-all dist fuzz asan clean bin/godu-xnu bin/godu-xnu-purego
+.PHONY: all build build-purego install man completions test vet fmt-check cwarn race race-cgo race-purego race-purego-godu alone xnu xnu-godu xnu-lib xnu-purego-lib xnu-purego-godu xnu-symbols portable portable-lib portable-godu unit bench scale doubling startup gobench zig cross cross-all dist fuzz asan clean bin/godu-xnu bin/godu-xnu-purego
 
 all: build
 
@@ -55,6 +55,12 @@ install: build man
 man:
 	@rm -rf bin/man && mkdir -p bin/man
 	$(GO) run -tags godu_man -ldflags '$(LDFLAGS)' ./cmd/godu --generate-man bin/man
+
+# The completion scripts godu embeds (cmd/godu/completions), made anew
+# by cobra (internal/cobracmd): after a cobra upgrade. The test that
+# rewrites them is the one that fails while they differ.
+completions:
+	$(GO) test ./cmd/godu -run '^TestCompletionScripts$$' -count=1 -update-completions
 
 # The whole gate: formatting, vet for every variant and for darwin, C
 # warnings, the test suite for both variants (the cgo build's under the

@@ -11,8 +11,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/spf13/cobra"
-
 	"github.com/godu-sh/godu/internal/bulk"
 	"github.com/godu-sh/godu/internal/du"
 )
@@ -59,28 +57,18 @@ func (r *recordingWriter) Write(p []byte) (int, error) {
 var stderrFd = 2
 
 // manOption and genMan, set in builds tagged godu_man (make man), are the
-// hidden --generate-man DIR and what it does. The man page generator stays
-// out of the shipped binary: its packages cost a third of a millisecond of
-// start-up.
+// hidden --generate-man DIR and what it does. The man page generator, like
+// everything of cobra's, stays out of the shipped binary: its packages
+// cost a third of a millisecond of start-up.
 var (
 	manOption *option
-	genMan    func(cmd *cobra.Command, dir string) error
+	genMan    func(prog string, table []option, dir string) error
 )
-
-// completionRequest, as the first argument, is what the completion
-// scripts run to ask for candidates (cobra's request command, which as a
-// word would be an operand).
-const completionRequest = "--completion-request"
 
 func run(args []string, stdout, stderr io.Writer) int {
 	prog := os.Args[0]
 	if len(args) > 0 && args[0] == completionRequest {
-		cmd := helpCommand(prog, optionTable(), stdout, stderr)
-		cmd.SetArgs(append([]string{cobra.ShellCompRequestCmd}, args[1:]...))
-		if cmd.Execute() != nil {
-			return 1
-		}
-		return 0
+		return answerCompletion(optionTable(), args[1:], stdout, stderr)
 	}
 	out := &recordingWriter{w: stdout}
 	s, operands, err := parse(prog, args, out, stderr)
@@ -120,7 +108,7 @@ func parse(prog string, args []string, stdout, stderr io.Writer) (*settings, []s
 		}
 		switch ev.opt.long {
 		case "help":
-			helpCommand(prog, table, stdout, stderr).Help()
+			printHelp(stdout, prog, table)
 			return nil, nil, &exitError{}
 		case "version":
 			fmt.Fprintf(stdout, "godu %s (%s build)\n", version, bulk.Variant)
@@ -148,14 +136,13 @@ func parse(prog string, args []string, stdout, stderr io.Writer) (*settings, []s
 // extraOutput prints what --completion (or, in man builds, --generate-man)
 // asks for instead of summing.
 func extraOutput(s *settings, prog string, table []option, stdout, stderr io.Writer) error {
-	cmd := helpCommand(prog, table, stdout, stderr)
 	if s.manDir != "" {
-		if err := genMan(cmd, s.manDir); err != nil {
+		if err := genMan(prog, table, s.manDir); err != nil {
 			return fatalErr(err.Error())
 		}
 		return &exitError{}
 	}
-	if err := completionScript(cmd, s.completion, stdout); err != nil {
+	if err := completionScript(s.completion, stdout); err != nil {
 		return err
 	}
 	return &exitError{}

@@ -4,49 +4,25 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/spf13/cobra"
 )
 
-// helpCommand is a cobra command mirroring the option table, used only to
-// print help, completion scripts and candidates, and the man page: the
-// command line itself is parsed by getopt.
-func helpCommand(prog string, table []option, stdout, stderr io.Writer) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:           "godu [OPTION]... [FILE]...",
-		Short:         "Summarize device usage of the set of FILEs, recursively for directories.",
-		Long:          description + shortOnly(table),
-		SilenceErrors: true,
-		SilenceUsage:  true,
-		Args:          cobra.ArbitraryArgs,
-		Run:           func(*cobra.Command, []string) {},
+// describe reports the options of table as the build-time cobra command
+// (internal/cobracmd, which godu does not import) reads them: long name,
+// short letter, argument kind (argKind's values are cobracmd's), usage,
+// and whether the help leaves it out.
+func describe(table []option) func(yield func(long string, short byte, arg int, usage string, hidden bool)) {
+	return func(yield func(string, byte, int, string, bool)) {
+		for _, o := range table {
+			yield(o.long, o.short, int(o.arg), o.usage, o.hidden)
+		}
 	}
-	cmd.SetOut(stdout)
-	cmd.SetErr(stderr)
-	cmd.CompletionOptions.DisableDefaultCmd = true
-	f := cmd.Flags()
-	f.SortFlags = false
-	for _, o := range table {
-		name, short := o.long, ""
-		if o.short != 0 {
-			short = string(o.short)
-		}
-		if name == "" {
-			name = "-" + short // never offered: short options complete as themselves
-		}
-		if o.arg == noArgument {
-			f.BoolP(name, short, false, o.usage)
-		} else {
-			f.StringP(name, short, "", o.usage)
-			if o.arg == optionalArgument {
-				f.Lookup(name).NoOptDefVal = " "
-			}
-		}
-		f.Lookup(name).Hidden = o.hidden || o.long == ""
-	}
-	cmd.SetHelpFunc(func(*cobra.Command, []string) { printHelp(stdout, prog, table) })
-	return cmd
 }
+
+// usageLine and shortDescription head the man page.
+const (
+	usageLine        = "godu [OPTION]... [FILE]..."
+	shortDescription = "Summarize device usage of the set of FILEs, recursively for directories."
+)
 
 const description = `Summarize device usage of the set of FILEs, recursively for directories,
 as GNU du does, reading each directory with as few system calls as the
@@ -91,36 +67,6 @@ func printHelp(w io.Writer, prog string, table []option) {
 		}
 		fmt.Fprintf(w, "%s%s\n        %s\n", lead, strings.Join(names, ", "), o.usage)
 	}
-}
-
-// completionScript writes cobra's script for shell, made to ask godu for
-// candidates with completionRequest: cobra's request word would be a file
-// operand to godu, as to du.
-func completionScript(cmd *cobra.Command, shell string, w io.Writer) error {
-	var b strings.Builder
-	var err error
-	switch shell {
-	case "bash":
-		err = cmd.GenBashCompletionV2(&b, true)
-	case "zsh":
-		err = cmd.GenZshCompletion(&b)
-	case "fish":
-		err = cmd.GenFishCompletion(&b, true)
-	case "powershell":
-		err = cmd.GenPowerShellCompletionWithDesc(&b)
-	default:
-		return usageErr("unknown shell " + quoteASCII(shell) + " for --completion (bash, zsh, fish, powershell)")
-	}
-	if err != nil {
-		return fatalErr(err.Error())
-	}
-	script := strings.NewReplacer(" "+cobra.ShellCompRequestCmd+" ", " "+completionRequest+" ",
-		" "+cobra.ShellCompNoDescRequestCmd+" ", " "+completionRequest+" ").Replace(b.String())
-	_, err = io.WriteString(w, script)
-	if err != nil {
-		return fatalErr("write error")
-	}
-	return nil
 }
 
 func quoteASCII(s string) string { return "'" + s + "'" }

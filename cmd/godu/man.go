@@ -3,8 +3,11 @@
 package main
 
 import (
-	"github.com/spf13/cobra"
+	"io"
+
 	"github.com/spf13/cobra/doc"
+
+	"github.com/godu-sh/godu/internal/cobracmd"
 )
 
 func init() {
@@ -13,7 +16,9 @@ func init() {
 			s.manDir = ev.arg
 			return nil
 		}}
-	genMan = func(cmd *cobra.Command, dir string) error {
+	genMan = func(prog string, table []option, dir string) error {
+		cmd := cobracmd.Command(usageLine, shortDescription, description+shortOnly(table), describe(table),
+			func() {}, io.Discard, io.Discard)
 		return doc.GenManTree(cmd, &doc.GenManHeader{Title: "GODU", Section: "1", Source: "godu " + version}, dir)
 	}
 }
