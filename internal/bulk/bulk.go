@@ -308,18 +308,29 @@ func (r *Reader) Split(from *Reader, b Batch, at int) (head, tail Batch) {
 	return Batch{Records: b.Records[:at], names: b.names}, Batch{Records: r.recs[:n], names: names}
 }
 
-// Stat examines, in place, the records b that the last NamesOnly Read into
-// r listed from the directory open as dirfd, folding as Read does (files on
-// foldDev). Several Readers may Stat batches of the same directory at once:
-// this is how a huge directory is spread over workers.
+// Stat examines, in place, records b that a NamesOnly Read listed from the
+// directory open as dirfd, folding as Read does (files on foldDev): the
+// records kept are moved to the front of b.Records, which the result's
+// Records are. r only times the call (Sample): b may be any part of a
+// batch, in any Reader's buffers. Several Readers may Stat batches of the
+// same directory, or disjoint parts of one batch, at once: this is how a
+// huge directory is spread over workers.
 func (r *Reader) Stat(dirfd int, foldDev uint64, b Batch, mode Mode) Batch {
 	c := ctl{flags: uint32(mode &^ NamesOnly), foldDev: foldDev, nrecs: uint32(len(b.Records))}
-	r.timed(func() { coreStat(&c, dirfd, r) })
+	r.timed(func() { coreStat(&c, dirfd, b.Records, b.names) })
 	return Batch{
-		Records: r.recs[:c.nrecs],
+		Records: b.Records[:c.nrecs],
 		Folded:  c.sum(),
 		names:   b.names,
 	}
+}
+
+// Add adds o to s: sizes as the core adds them (AddSize), the later time.
+func (s *Sum) Add(o Sum) {
+	s.Blocks += o.Blocks
+	s.Size = AddSize(s.Size, o.Size)
+	s.Count += o.Count
+	later(&s.TMaxSec, &s.TMaxNsec, o.TMaxSec, o.TMaxNsec)
 }
 
 // Lstat examines the single path name relative to dirfd: mode Follow

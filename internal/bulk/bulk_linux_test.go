@@ -16,7 +16,7 @@ import (
 // core is one implementation of the kernel loop.
 type core struct {
 	read func(c *ctl, parent int, name *byte, r *Reader)
-	stat func(c *ctl, dirfd int, r *Reader)
+	stat func(c *ctl, dirfd int, recs []Record, names []byte)
 }
 
 // cores are the implementations of this build: the build's own, and the
@@ -26,7 +26,9 @@ var cores = map[string]core{Variant: {coreRead, coreStat}, "go": {goRead, goStat
 // readAll reads the directory at path with co, in mode (folding files on
 // foldDev), and returns its records by name and what was folded. With
 // split, the names after the first batch are listed by one Reader and
-// examined by another, as the walk does for huge directories.
+// examined by another, as the walk does for huge directories, in parts of
+// 7 records each examined in place and their sums added, as workers
+// sharing a batch examine it.
 func readAll(t testing.TB, co core, path string, mode Mode, foldDev uint64, split bool) (map[string]Record, Sum) {
 	r, r2 := NewReader(), NewReader()
 	var d Dir
@@ -47,9 +49,20 @@ func readAll(t testing.TB, co core, path string, mode Mode, foldDev uint64, spli
 		}
 		if split && !first {
 			b = r2.Adopt(r, b)
-			c := ctl{flags: uint32(mode), foldDev: foldDev, nrecs: uint32(len(b.Records))}
-			co.stat(&c, d.Fd(), r2)
-			b = Batch{Records: r2.recs[:c.nrecs], Folded: c.sum(), More: b.More, names: b.names}
+			var kept []Record
+			var folded Sum
+			for lo := 0; lo < len(b.Records); lo += 7 {
+				part := b.Records[lo:min(len(b.Records), lo+7)]
+				c := ctl{flags: uint32(mode), foldDev: foldDev, nrecs: uint32(len(part))}
+				co.stat(&c, d.Fd(), part, b.names)
+				kept = append(kept, part[:c.nrecs]...)
+				if lo == 0 {
+					folded = c.sum()
+				} else {
+					folded.Add(c.sum())
+				}
+			}
+			b = Batch{Records: kept, Folded: folded, More: b.More, names: b.names}
 		}
 		for i := range b.Records {
 			n := string(b.Name(&b.Records[i]))
@@ -278,9 +291,9 @@ func TestStatKeepsNameOnError(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := ctl{nrecs: uint32(len(b.Records))}
-		co.stat(&c, d.Fd(), r)
+		co.stat(&c, d.Fd(), b.Records, b.names)
 		got := map[string]int32{}
-		for _, rec := range r.recs[:c.nrecs] {
+		for _, rec := range b.Records[:c.nrecs] {
 			got[string(b.Name(&rec))] = rec.Errno
 		}
 		if len(got) != 3 || got["gone"] != int32(unix.ENOENT) || got["a"] != 0 || got["z"] != 0 {

@@ -36,10 +36,10 @@ func coreClose(c *ctl) error {
 	return nil
 }
 
-func coreStat(c *ctl, dirfd int, r *Reader) {
+func coreStat(c *ctl, dirfd int, recs []Record, names []byte) {
 	C.godu_stat((*C.godu_ctl)(unsafe.Pointer(c)), C.int(dirfd),
-		(*C.godu_rec)(unsafe.Pointer(&r.recs[0])),
-		(*C.char)(unsafe.Pointer(&r.names[0])))
+		(*C.godu_rec)(unsafe.Pointer(unsafe.SliceData(recs))),
+		(*C.char)(unsafe.Pointer(unsafe.SliceData(names))))
 }
 
 func coreStatOne(dirfd int, name *byte, mode Mode, rec *Record) syscall.Errno {

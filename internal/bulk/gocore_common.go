@@ -73,17 +73,17 @@ func pickTime(flags uint32, a, m, c [2]int64) (sec, nsec int64) {
 
 // statBatch examines in place, with examine, the records a NamesOnly read
 // listed into r, and folds them, as csrc's godu_stat_batch.
-func statBatch(c *ctl, r *Reader, examine func(name *byte, rec *Record)) {
+func statBatch(c *ctl, recs []Record, names []byte, examine func(name *byte, rec *Record)) {
 	n := c.nrecs
 	reset(c)
 	kept := uint32(0)
 	for i := uint32(0); i < n; i++ {
-		rec := r.recs[i]
-		examine(&r.names[rec.NameOff], &rec)
+		rec := recs[i]
+		examine(&names[rec.NameOff], &rec)
 		if fold(c, &rec) {
 			continue
 		}
-		r.recs[kept] = rec
+		recs[kept] = rec
 		kept++
 	}
 	c.nrecs = kept

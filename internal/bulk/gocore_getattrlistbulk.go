@@ -241,8 +241,8 @@ func readFallback(c *ctl, r *Reader) {
 	}
 }
 
-func coreStat(c *ctl, dirfd int, r *Reader) {
-	statBatch(c, r, func(name *byte, rec *Record) {
+func coreStat(c *ctl, dirfd int, recs []Record, names []byte) {
+	statBatch(c, recs, names, func(name *byte, rec *Record) {
 		if e := coreStatOne(dirfd, name, Mode(c.flags), rec); e != 0 {
 			rec.Errno = int32(e)
 		}

@@ -188,8 +188,8 @@ func goRead(c *ctl, parent int, name *byte, r *Reader) {
 	}
 }
 
-func goStat(c *ctl, dirfd int, r *Reader) {
-	statBatch(c, r, func(name *byte, rec *Record) { examine(dirfd, name, c.flags, rec) })
+func goStat(c *ctl, dirfd int, recs []Record, names []byte) {
+	statBatch(c, recs, names, func(name *byte, rec *Record) { examine(dirfd, name, c.flags, rec) })
 }
 
 // goTree is godu_tree_walk in Go: see csrc/bulk.h. The two must agree

@@ -34,8 +34,8 @@ const CanSplit = true
 const MountPointsShowCovered = false
 
 func coreRead(c *ctl, parent int, name *byte, r *Reader) { portRead(c, parent, name, r) }
-func coreStat(c *ctl, dirfd int, r *Reader) {
-	statBatch(c, r, func(name *byte, rec *Record) {
+func coreStat(c *ctl, dirfd int, recs []Record, names []byte) {
+	statBatch(c, recs, names, func(name *byte, rec *Record) {
 		portExamine(dirfd, unsafe.String(name, rec.NameLen), c.flags, rec)
 	})
 }

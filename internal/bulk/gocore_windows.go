@@ -144,8 +144,8 @@ func coreStatOne(dirfd int, name *byte, mode Mode, rec *Record) syscall.Errno {
 	return statAt(dirfd, windows.BytePtrToString(name), uint32(mode), rec)
 }
 
-func coreStat(c *ctl, dirfd int, r *Reader) {
-	statBatch(c, r, func(name *byte, rec *Record) {
+func coreStat(c *ctl, dirfd int, recs []Record, names []byte) {
+	statBatch(c, recs, names, func(name *byte, rec *Record) {
 		if e := statAt(dirfd, unsafe.String(name, rec.NameLen), c.flags, rec); e != 0 {
 			*rec = Record{Type: rec.Type, Errno: int32(e), NameOff: rec.NameOff, NameLen: rec.NameLen}
 		}

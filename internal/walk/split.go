@@ -188,64 +188,86 @@ type handed struct {
 // it saves. A variable for tests.
 var splitMin = 256
 
-// listedTail is the part of a listed batch that another worker examines:
-// b, in wk's buffers. Whoever claims it first examines it: the worker
-// started for it, or, when that one has not run yet by the time the first
-// half is done (the CPUs are busy elsewhere), the walk's own worker, so
-// that the split never waits on a goroutine not yet scheduled.
-type listedTail struct {
-	wk      *worker
-	tb      bulk.Batch // as listed
-	b       bulk.Batch // as examined
-	claimed atomic.Bool
-	wait    sync.WaitGroup // done once the started worker has examined it
-	stat    func()
+// statChunk is how many records of a shared batch a worker examines at a
+// time (statListed): the most its partner can be left waiting for, some
+// 50 µs of statx calls.
+const statChunk = 32
+
+// sharedBatch is a listed batch whose records two workers examine, a
+// chunk at a time, each taking the next chunk as soon as it is done with
+// one. A worker that starts late takes fewer chunks; one that starts after
+// the last chunk was taken takes none, and nobody waits for it: the walk's
+// own worker waits only for chunks taken and not yet done.
+type sharedBatch struct {
+	b     bulk.Batch // as listed, in the lister's buffers
+	fd    int
+	dev   uint64
+	mode  bulk.Mode
+	next  atomic.Int32  // the next chunk to take
+	left  atomic.Int32  // chunks not yet examined
+	done  chan struct{} // closed when left reaches 0
+	parts []bulk.Batch  // each chunk as examined, in place
 }
 
-// take returns the tail examined: by this goroutine if still unclaimed,
-// else once the worker started for it is done.
-func (t *listedTail) take() bulk.Batch {
-	if t.claimed.CompareAndSwap(false, true) {
-		t.stat()
-	} else {
-		t.wait.Wait()
+// examine takes chunks until none is left, examining them with rd.
+func (s *sharedBatch) examine(rd *bulk.Reader) {
+	n := len(s.b.Records)
+	for {
+		i := int(s.next.Add(1)) - 1
+		lo := i * statChunk
+		if lo >= n {
+			return
+		}
+		part := s.b
+		part.Records = s.b.Records[lo:min(n, lo+statChunk)]
+		s.parts[i] = rd.Stat(s.fd, s.dev, part, s.mode)
+		if s.left.Add(-1) == 0 {
+			close(s.done)
+		}
 	}
-	return t.b
+}
+
+// result waits for every chunk and returns the batch examined: the
+// records each chunk kept moved together to the front, its sums added.
+func (s *sharedBatch) result() bulk.Batch {
+	<-s.done
+	out := s.b
+	out.Folded = s.parts[0].Folded
+	k := copy(s.b.Records, s.parts[0].Records)
+	for _, p := range s.parts[1:] {
+		k += copy(s.b.Records[k:], p.Records)
+		out.Folded.Add(p.Folded)
+	}
+	out.Records = s.b.Records[:k]
+	return out
 }
 
 // statListed examines the records of b, just listed (NamesOnly) from d by
 // wk. When there are splitMin or more, another worker, started for it,
-// examines the second half meanwhile: the tail returned, to be added once
-// its wait is done (and its worker put back).
-func (sc *scan) statListed(wk *worker, d *dir, b bulk.Batch) (bulk.Batch, *listedTail) {
+// shares them a chunk at a time (sharedBatch).
+func (sc *scan) statListed(wk *worker, d *dir, b bulk.Batch) bulk.Batch {
 	fd := d.fd.Fd()
 	n := len(b.Records)
-	stat := func(b bulk.Batch) bulk.Batch {
+	if n < splitMin || sc.w.opts.Jobs < 2 || runtime.NumCPU() < 2 {
 		more := b.More
 		b = wk.rd.Stat(fd, d.dev, b, sc.mode)
 		b.More = more
 		return b
 	}
-	if n < splitMin || sc.w.opts.Jobs < 2 || runtime.NumCPU() < 2 {
-		return stat(b), nil
-	}
-	t := &listedTail{wk: sc.w.getWorker()}
-	var head bulk.Batch
-	head, t.tb = t.wk.rd.Split(wk.rd, b, n/2)
-	t.stat = func() { t.b = t.wk.rd.Stat(fd, d.dev, t.tb, sc.mode) }
-	t.wait.Add(1)
+	chunks := (n + statChunk - 1) / statChunk
+	s := &sharedBatch{b: b, fd: fd, dev: d.dev, mode: sc.mode, done: make(chan struct{}),
+		parts: make([]bulk.Batch, chunks)}
+	s.left.Store(int32(chunks))
+	hw := sc.w.getWorker()
 	if !sc.tryGo(func() error {
-		if t.claimed.CompareAndSwap(false, true) {
-			t.stat()
-			t.wait.Done()
-		}
+		s.examine(hw.rd)
+		sc.w.putWorker(hw)
 		return nil
 	}) {
-		sc.w.putWorker(t.wk)
-		return stat(b), nil
+		sc.w.putWorker(hw)
 	}
-	head.More = b.More
-	return stat(head), t
+	s.examine(wk.rd)
+	return s.result()
 }
 
 // mixedPass: a directory visited while a worker is idle may pass its
@@ -267,7 +289,7 @@ var (
 // holds 1 to bulk.MixedDirs of them among bulk.MixedFiles others or more.
 // Else, or for the others, a batch of many entries is examined by two
 // workers (statListed: tail).
-func (sc *scan) passMixed(wk *worker, d *dir, b bulk.Batch) (rest bulk.Batch, tail *listedTail) {
+func (sc *scan) passMixed(wk *worker, d *dir, b bulk.Batch) bulk.Batch {
 	ndir := 0
 	for i := range b.Records {
 		if t := b.Records[i].Type; t == bulk.Directory || t == bulk.Unknown {

@@ -59,7 +59,6 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 	rd := wk.rd
 	var b bulk.Batch
 	var err error
-	var tail *listedTail // the operand's first batch, examined by a second worker
 	// mixed: a worker is idle; d is listed first and examined after, so
 	// that its subdirectories may go to that worker before its files are
 	// examined (passMixed).
@@ -75,7 +74,7 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 		d.fd.OpenFd(fd, sc.mode|bulk.NamesOnly, d.dev)
 		b, err = rd.Read(&d.fd.Dir)
 		d.fd.SetMode(sc.mode)
-		b, tail = sc.statListed(wk, d, b)
+		b = sc.statListed(wk, d, b)
 	} else if d.parent == nil || fd >= 0 {
 		// An operand, or a directory its parent's subtree walk opened
 		// and handed on (rewound), which is read from that descriptor
@@ -144,9 +143,9 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 	d.fd.begin()
 	if mixed && d.fd.Fd() >= 0 {
 		d.fd.SetMode(sc.mode)
-		b, tail = sc.passMixed(wk, d, b)
+		b = sc.passMixed(wk, d, b)
 	}
-	if d.parent == nil && err == nil && len(b.Records) == 0 && !b.More && tail == nil {
+	if d.parent == nil && err == nil && len(b.Records) == 0 && !b.More {
 		d.empty = true
 	}
 	// A directory read whole in one batch hands its subdirectories to the
@@ -156,11 +155,6 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 		rd.TreeStart()
 	}
 	sc.addBatch(wk, d, &b, toSubtree)
-	if tail != nil {
-		tb := tail.take()
-		sc.addBatch(wk, d, &tb, toSubtree)
-		sc.w.putWorker(tail.wk)
-	}
 	if err == nil && b.More {
 		sc.passSubdirs(d) // before the rest is read
 		err = sc.readRest(wk, d)

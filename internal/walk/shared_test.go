@@ -1,0 +1,120 @@
+//go:build linux
+
+package walk
+
+import (
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/godu-sh/godu/internal/bulk"
+)
+
+// TestSharedBatchAsOneStat: a listed batch examined by two workers a
+// chunk at a time (sharedBatch) comes out as one Stat of the whole batch
+// does: the same records kept, by name and with the same attributes, and
+// the same sums, however late the second worker starts (at once, in the
+// middle, after the last chunk was taken, or never), in each mode the
+// walk lists in.
+func TestSharedBatchAsOneStat(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewSource(7))
+	other := t.TempDir()
+	for i := 0; i < 700; i++ {
+		p := filepath.Join(dir, fmt.Sprintf("e%03d-%s", i, string(rune('a'+rng.Intn(26)))))
+		switch rng.Intn(10) {
+		case 0:
+			os.Mkdir(p, 0o755)
+		case 1:
+			os.Symlink("target", p)
+		case 2: // a second link outside: kept, not folded
+			os.WriteFile(p, make([]byte, rng.Intn(9000)), 0o644)
+			os.Link(p, filepath.Join(other, filepath.Base(p)))
+		default:
+			os.WriteFile(p, make([]byte, rng.Intn(70000)), 0o644)
+		}
+	}
+	var st unix.Stat_t
+	if err := unix.Stat(dir, &st); err != nil {
+		t.Fatal(err)
+	}
+	dev := uint64(st.Dev)
+	// list opens dir and lists its first batch (all 700 names) in mode.
+	list := func(mode bulk.Mode) (*bulk.Reader, *bulk.Dir, bulk.Batch) {
+		rd := bulk.NewReader()
+		d := new(bulk.Dir)
+		d.Open(unix.AT_FDCWD, dir, mode|bulk.NamesOnly, dev)
+		b, err := rd.Read(d)
+		if err != nil || b.More || len(b.Records) != 700 {
+			t.Fatalf("listed %d records, more %v, %v", len(b.Records), b.More, err)
+		}
+		return rd, d, b
+	}
+	type seen struct {
+		typ         bulk.Type
+		blocks, sz  int64
+		ino         uint64
+		nlink       uint32
+		errno, tsec int64
+	}
+	summary := func(b bulk.Batch) (map[string]seen, bulk.Sum) {
+		m := map[string]seen{}
+		for i := range b.Records {
+			r := &b.Records[i]
+			m[string(b.Name(r))] = seen{r.Type, r.Blocks, r.Size, r.Ino, r.Nlink, int64(r.Errno), r.Tsec}
+		}
+		return m, b.Folded
+	}
+	for _, mode := range []bulk.Mode{bulk.Fold, 0, bulk.Fold | bulk.MTime} {
+		rd, d, b := list(mode)
+		wantRecs, wantSum := summary(rd.Stat(d.Fd(), dev, b, mode))
+		d.Close()
+		if len(wantRecs) == 0 || mode&bulk.Fold != 0 && wantSum.Count == 0 {
+			t.Fatalf("mode %#x: nothing kept or nothing folded: the test sees nothing", mode)
+		}
+		for _, delay := range []time.Duration{-1, 0, 30 * time.Microsecond, 300 * time.Microsecond, 20 * time.Millisecond} {
+			rd, d, b := list(mode)
+			chunks := (len(b.Records) + statChunk - 1) / statChunk
+			s := &sharedBatch{b: b, fd: d.Fd(), dev: dev, mode: mode, done: make(chan struct{}),
+				parts: make([]bulk.Batch, chunks)}
+			s.left.Store(int32(chunks))
+			finished := make(chan struct{})
+			if delay >= 0 {
+				go func() {
+					time.Sleep(delay)
+					s.examine(bulk.NewReader())
+					close(finished)
+				}()
+			} else {
+				close(finished)
+			}
+			s.examine(rd)
+			out := s.result()
+			gotRecs, gotSum := summary(out)
+			<-finished
+			d.Close()
+			if gotSum != wantSum {
+				t.Errorf("mode %#x, second worker after %v: sums %+v, want %+v", mode, delay, gotSum, wantSum)
+			}
+			if len(gotRecs) != len(wantRecs) {
+				t.Errorf("mode %#x, after %v: %d records kept, want %d", mode, delay, len(gotRecs), len(wantRecs))
+			}
+			var diff []string
+			for n, w := range wantRecs {
+				if g, ok := gotRecs[n]; !ok || g != w {
+					diff = append(diff, n)
+				}
+			}
+			sort.Strings(diff)
+			if len(diff) > 0 {
+				t.Errorf("mode %#x, after %v: records differ: %v", mode, delay, diff[:min(5, len(diff))])
+			}
+		}
+	}
+}
