@@ -83,10 +83,7 @@ func TestSharedBatchAsOneStat(t *testing.T) {
 		}
 		for _, delay := range []time.Duration{-1, 0, 30 * time.Microsecond, 300 * time.Microsecond, 20 * time.Millisecond} {
 			rd, d, b := list(mode)
-			chunks := (len(b.Records) + statChunk - 1) / statChunk
-			s := &sharedBatch{b: b, fd: d.Fd(), dev: dev, mode: mode, done: make(chan struct{}),
-				parts: make([]bulk.Batch, chunks)}
-			s.left.Store(int32(chunks))
+			s := newShared(b, d.Fd(), dev, mode)
 			finished := make(chan struct{})
 			if delay >= 0 {
 				go func() {
@@ -117,6 +114,53 @@ func TestSharedBatchAsOneStat(t *testing.T) {
 			sort.Strings(diff)
 			if len(diff) > 0 {
 				t.Errorf("mode %#x, after %v: records differ: %v", mode, delay, diff[:min(5, len(diff))])
+			}
+		}
+	}
+}
+
+// TestHugeDirectoryShared compares walks of a directory of several
+// batches, whose batches after the first are listed by one worker and
+// examined by others sharing them a chunk at a time (readRest, the
+// shareBoard), with the walk of one worker: same totals at every reported
+// node, same counts, with subdirectories, hard links inside and outside
+// and symlinks among the files.
+func TestHugeDirectoryShared(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "huge")
+	os.Mkdir(dir, 0o755)
+	other := filepath.Join(root, "other")
+	os.Mkdir(other, 0o755)
+	rng := rand.New(rand.NewSource(11))
+	var files []string
+	for i := 0; i < 4500; i++ {
+		p := filepath.Join(dir, fmt.Sprintf("n%04d", i))
+		switch r := rng.Intn(40); {
+		case r == 0:
+			os.Mkdir(p, 0o755)
+			os.WriteFile(filepath.Join(p, "f"), make([]byte, rng.Intn(20000)), 0o644)
+		case r == 1:
+			os.Symlink("n0000", p)
+		case r == 2 && len(files) > 0: // a second link inside
+			os.Link(files[rng.Intn(len(files))], p)
+		case r == 3: // a second link outside
+			os.WriteFile(p, make([]byte, rng.Intn(9000)), 0o644)
+			os.Link(p, filepath.Join(other, filepath.Base(p)))
+		default:
+			os.WriteFile(p, make([]byte, rng.Intn(30000)), 0o644)
+			files = append(files, p)
+		}
+	}
+	for _, opts := range []Options{{MaxDepth: -1}, {MaxDepth: 0}, {MaxDepth: -1, CountLinks: true}, {MaxDepth: 1, Time: bulk.MTime}} {
+		one := opts
+		one.Jobs = 1
+		want, wantStats := report(t, one, dir)
+		for _, jobs := range []int{2, 3, 8} {
+			o := opts
+			o.Jobs = jobs
+			for range 3 {
+				got, stats := report(t, o, dir)
+				sameReport(t, fmt.Sprintf("%+v", o), got, want, stats, wantStats)
 			}
 		}
 	}

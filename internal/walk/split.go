@@ -39,6 +39,7 @@ func (sc *scan) readRest(wk *worker, d *dir) error {
 		wk *worker // holds the batch's buffers
 		b  bulk.Batch
 	}
+	var board shareBoard // batches being examined, open to help
 	queue := make(chan listed, sc.w.opts.Jobs)
 	// An examiner examines the entries that may be subdirectories first
 	// and passes on what is below them, then the others.
@@ -55,7 +56,19 @@ func (sc *scan) readRest(wk *worker, d *dir) error {
 			sc.addBatch(l.wk, d, &head, false)
 			sc.passSubdirs(d)
 		}
-		b := l.wk.rd.Stat(fd, d.dev, afterFirst(l.b, k), sc.mode)
+		// The others are shared, a chunk at a time, with whoever finds
+		// nothing else to do: the examiners once the queue is empty, the
+		// lister once the listing is done.
+		b := afterFirst(l.b, k)
+		if len(b.Records) == 0 {
+			b = l.wk.rd.Stat(fd, d.dev, b, sc.mode)
+		} else {
+			s := newShared(b, fd, d.dev, sc.mode)
+			board.post(s)
+			s.examine(l.wk.rd)
+			b = s.result()
+			board.take(s)
+		}
 		sc.addBatch(l.wk, d, &b, false)
 		sc.passSubdirs(d) // (one the listing did not type as a directory)
 		for _, h := range nexts {
@@ -69,6 +82,9 @@ func (sc *scan) readRest(wk *worker, d *dir) error {
 		for l := range queue {
 			examine(l)
 		}
+		hw := sc.w.getWorker()
+		board.help(hw.rd)
+		sc.w.putWorker(hw)
 		return nil
 	}
 	nexaminers := 0
@@ -98,6 +114,7 @@ func (sc *scan) readRest(wk *worker, d *dir) error {
 	for l := range queue { // help drain, then wait for the examiners
 		examine(l)
 	}
+	board.help(rd)
 	examiners.Wait()
 	return err
 }
@@ -227,6 +244,61 @@ func (s *sharedBatch) examine(rd *bulk.Reader) {
 	}
 }
 
+// newShared returns b, listed from the directory open as fd on dev, to be
+// examined in mode by workers sharing it. b holds one record or more.
+func newShared(b bulk.Batch, fd int, dev uint64, mode bulk.Mode) *sharedBatch {
+	chunks := (len(b.Records) + statChunk - 1) / statChunk
+	s := &sharedBatch{b: b, fd: fd, dev: dev, mode: mode, done: make(chan struct{}),
+		parts: make([]bulk.Batch, chunks)}
+	s.left.Store(int32(chunks))
+	return s
+}
+
+// shareBoard holds the shared batches of one directory whose chunks are
+// still to be taken, for workers with nothing else to do to help with.
+type shareBoard struct {
+	mu      sync.Mutex
+	batches []*sharedBatch
+}
+
+func (sb *shareBoard) post(s *sharedBatch) {
+	sb.mu.Lock()
+	sb.batches = append(sb.batches, s)
+	sb.mu.Unlock()
+}
+
+// take removes s, every chunk of it examined.
+func (sb *shareBoard) take(s *sharedBatch) {
+	sb.mu.Lock()
+	for i, t := range sb.batches {
+		if t == s {
+			sb.batches = append(sb.batches[:i], sb.batches[i+1:]...)
+			break
+		}
+	}
+	sb.mu.Unlock()
+}
+
+// help examines chunks of the posted batches with rd until none is left
+// to take.
+func (sb *shareBoard) help(rd *bulk.Reader) {
+	for {
+		var s *sharedBatch
+		sb.mu.Lock()
+		for _, t := range sb.batches {
+			if int(t.next.Load())*statChunk < len(t.b.Records) {
+				s = t
+				break
+			}
+		}
+		sb.mu.Unlock()
+		if s == nil {
+			return
+		}
+		s.examine(rd)
+	}
+}
+
 // result waits for every chunk and returns the batch examined: the
 // records each chunk kept moved together to the front, its sums added.
 func (s *sharedBatch) result() bulk.Batch {
@@ -254,10 +326,7 @@ func (sc *scan) statListed(wk *worker, d *dir, b bulk.Batch) bulk.Batch {
 		b.More = more
 		return b
 	}
-	chunks := (n + statChunk - 1) / statChunk
-	s := &sharedBatch{b: b, fd: fd, dev: d.dev, mode: sc.mode, done: make(chan struct{}),
-		parts: make([]bulk.Batch, chunks)}
-	s.left.Store(int32(chunks))
+	s := newShared(b, fd, d.dev, sc.mode)
 	hw := sc.w.getWorker()
 	if !sc.tryGo(func() error {
 		s.examine(hw.rd)
