@@ -63,8 +63,9 @@ var directiveNames = map[int]string{
 // "--", a line with an error before the cursor) gets no candidate, and
 // the shell completes file names. The words before the cursor's are read
 // as godu reads a command line: du's abbreviations and clusters are
-// options here too. GODU_COMPLETION_DESCRIPTIONS=false leaves the usage
-// out, as cobra's PROG_COMPLETION_DESCRIPTIONS does.
+// options here too. GODU_COMPLETION_DESCRIPTIONS=false (else
+// COBRA_COMPLETION_DESCRIPTIONS=false) leaves the usage out, as cobra
+// documents (cobra itself honours only the second for godu).
 func answerCompletion(table []option, words []string, stdout, stderr io.Writer) int {
 	if len(words) == 0 {
 		return 1 // cobra asks for one word at least, and answers nothing
@@ -99,8 +100,12 @@ func answerCompletion(table []option, words []string, stdout, stderr io.Writer) 
 		}
 	}
 	descriptions := true
-	if v, err := strconv.ParseBool(os.Getenv("GODU_COMPLETION_DESCRIPTIONS")); err == nil {
-		descriptions = v
+	v := os.Getenv("GODU_COMPLETION_DESCRIPTIONS")
+	if v == "" {
+		v = os.Getenv("COBRA_COMPLETION_DESCRIPTIONS") // as cobra falls back
+	}
+	if b, err := strconv.ParseBool(v); err == nil {
+		descriptions = b
 	}
 	var b strings.Builder
 	for _, c := range candidates {

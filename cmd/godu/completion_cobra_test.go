@@ -152,3 +152,26 @@ func TestGoduLeavesCobraOut(t *testing.T) {
 		}
 	}
 }
+
+// TestCompletionDescriptions: GODU_COMPLETION_DESCRIPTIONS, else
+// COBRA_COMPLETION_DESCRIPTIONS, set to false leaves the usage out, as
+// cobra documents. (cobra itself, for a command without subcommands,
+// looks for __COMPLETE_COMPLETION_DESCRIPTIONS, its request command's
+// name, instead of GODU_...: the answers are compared with cobra's where
+// GODU_... is unset.)
+func TestCompletionDescriptions(t *testing.T) {
+	for _, env := range [][2]string{{"", ""}, {"false", ""}, {"", "false"}, {"true", "false"}, {"0", "1"}} {
+		t.Setenv("GODU_COMPLETION_DESCRIPTIONS", env[0])
+		t.Setenv("COBRA_COMPLETION_DESCRIPTIONS", env[1])
+		words := []string{"-s", "--ti"}
+		var want, got bytes.Buffer
+		cobracmd.Answer(cobraCommand(&want), words)
+		answerCompletion(optionTable(), words, &got, io.Discard)
+		if env[0] == "" && got.String() != want.String() {
+			t.Errorf("GODU_=%q COBRA_=%q: godu answers\n%s\ncobra answers\n%s", env[0], env[1], got.String(), want.String())
+		}
+		if off := env[0] == "false" || env[0] == "0" || env[0] == "" && env[1] == "false"; off == strings.Contains(got.String(), "\t") {
+			t.Errorf("GODU_=%q COBRA_=%q: descriptions %v in\n%s", env[0], env[1], !off, got.String())
+		}
+	}
+}

@@ -85,7 +85,7 @@ const (
 	// Fold adds plain files to Batch.Folded instead of returning them.
 	Fold Mode = 0x1
 	// NamesOnly lists names and d_type without examining entries; the
-	// records are examined later by Reader.Stat (Linux only, see CanSplit).
+	// records are examined later by Reader.Stat (where CanSplit).
 	NamesOnly Mode = 0x2
 	// DirStat reports the opened directory's own device (Dir.Dev), for
 	// systems whose entry records show a mount point's covered directory.
@@ -296,16 +296,6 @@ func (r *Reader) Adopt(from *Reader, b Batch) Batch {
 	r.recs, from.recs = from.recs, r.recs
 	r.names, from.names = from.names, r.names
 	return b
-}
-
-// Split hands the records of b from index at on to r, so that r may Stat
-// them while from Stats the first at: b was just listed by from
-// (NamesOnly), r gets a copy of those records and of the names arena they
-// point into. The head stays in from's buffers.
-func (r *Reader) Split(from *Reader, b Batch, at int) (head, tail Batch) {
-	n := copy(r.recs, b.Records[at:])
-	names := r.names[:copy(r.names, b.names)]
-	return Batch{Records: b.Records[:at], names: b.names}, Batch{Records: r.recs[:n], names: names}
 }
 
 // Stat examines, in place, records b that a NamesOnly Read listed from the

@@ -165,3 +165,19 @@ func TestHugeDirectoryShared(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedBatchEmpty: a shared batch of no records is done at once.
+func TestSharedBatchEmpty(t *testing.T) {
+	s := newShared(bulk.Batch{}, -1, 0, bulk.Fold)
+	s.examine(bulk.NewReader())
+	got := make(chan bulk.Batch, 1)
+	go func() { got <- s.result() }()
+	select {
+	case b := <-got:
+		if len(b.Records) != 0 || b.Folded.Count != 0 || b.Folded.Blocks != 0 {
+			t.Errorf("an empty shared batch came out as %+v", b)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the result of an empty shared batch never came")
+	}
+}

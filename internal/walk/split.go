@@ -1,6 +1,7 @@
 package walk
 
 import (
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -77,15 +78,27 @@ func (sc *scan) readRest(wk *worker, d *dir) error {
 		sc.w.putWorker(l.wk)
 	}
 	var examiners sync.WaitGroup
+	// An examiner finding the queue empty helps with the batches posted
+	// meanwhile, then waits for the next batch (or the end).
 	examiner := func() error {
 		defer examiners.Done()
-		for l := range queue {
+		hw := sc.w.getWorker()
+		defer sc.w.putWorker(hw)
+		for {
+			var l listed
+			var ok bool
+			select {
+			case l, ok = <-queue:
+			default:
+				board.help(hw.rd)
+				l, ok = <-queue
+			}
+			if !ok {
+				board.help(hw.rd)
+				return nil
+			}
 			examine(l)
 		}
-		hw := sc.w.getWorker()
-		board.help(hw.rd)
-		sc.w.putWorker(hw)
-		return nil
 	}
 	nexaminers := 0
 	var err error
@@ -245,12 +258,15 @@ func (s *sharedBatch) examine(rd *bulk.Reader) {
 }
 
 // newShared returns b, listed from the directory open as fd on dev, to be
-// examined in mode by workers sharing it. b holds one record or more.
+// examined in mode by workers sharing it.
 func newShared(b bulk.Batch, fd int, dev uint64, mode bulk.Mode) *sharedBatch {
 	chunks := (len(b.Records) + statChunk - 1) / statChunk
 	s := &sharedBatch{b: b, fd: fd, dev: dev, mode: mode, done: make(chan struct{}),
 		parts: make([]bulk.Batch, chunks)}
 	s.left.Store(int32(chunks))
+	if chunks == 0 {
+		close(s.done) // nothing to examine
+	}
 	return s
 }
 
@@ -304,6 +320,10 @@ func (sb *shareBoard) help(rd *bulk.Reader) {
 func (s *sharedBatch) result() bulk.Batch {
 	<-s.done
 	out := s.b
+	if len(s.parts) == 0 {
+		out.Folded = bulk.Sum{TMaxSec: math.MinInt64} // as the cores report none
+		return out
+	}
 	out.Folded = s.parts[0].Folded
 	k := copy(s.b.Records, s.parts[0].Records)
 	for _, p := range s.parts[1:] {
