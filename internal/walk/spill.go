@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 )
 
 // A directory with more listed files than spillAt bytes of them in memory
@@ -31,8 +32,16 @@ func init() {
 type spillFile struct {
 	mu   sync.Mutex
 	f    *os.File
-	err  error // making it failed: runs stay in memory
+	err  error // making it or writing to it failed: runs stay in memory
 	size int64
+}
+
+// failed reports whether the spill file cannot be written: the walk then
+// stops trying (each try sorts a directory's files anew).
+func (s *spillFile) failed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err != nil
 }
 
 // createUnlinked makes a temporary file in dir, mode 0600 at a random
@@ -61,6 +70,7 @@ func (s *spillFile) write(b []byte) (int64, error) {
 	}
 	off := s.size
 	if _, err := s.f.WriteAt(b, off); err != nil {
+		s.err = err // no run is written after a failed one
 		return 0, err
 	}
 	s.size += int64(len(b))
@@ -81,8 +91,16 @@ type spillRun struct {
 	head   []byte // the record at the head, nil once the run is done
 }
 
-// spill writes p's files, sorted, as a run; on failure they stay.
+// spillSorts counts the runs sorted to be spilled (for tests).
+var spillSorts atomic.Int64
+
+// spill writes p's files, sorted, as a run; on failure they stay, and
+// so do every directory's from then on.
 func (p *packed) spill(sf *spillFile, pp *packedPool, withTime bool) {
+	if sf.failed() {
+		return
+	}
+	spillSorts.Add(1)
 	p.sort()
 	var b []byte
 	for _, ref := range p.refs {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -291,5 +292,31 @@ func TestDroppedReleasesHeld(t *testing.T) {
 				t.Errorf("-a %v, %d jobs: %d bytes still held after the walk", list, jobs, h)
 			}
 		}
+	}
+}
+
+// TestSpillFailureOnce: where the spill file cannot be made (TMPDIR
+// missing), a directory's files stay in memory and the stream is the
+// same, and the walk stops trying: one sorted run attempted, not one per
+// file listed past spillAt (which made -a quadratic: 20,000 files took
+// 50 s).
+func TestSpillFailureOnce(t *testing.T) {
+	defer func(s int) { spillAt = s }(spillAt)
+	dir := t.TempDir()
+	for i := range 3000 {
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%05d", i)), nil, 0o644)
+	}
+	opts := Options{MaxDepth: -1, ListFiles: true, Jobs: 2}
+	spillAt = 1 << 30
+	want := streamEntries(t, opts, dir)
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "none"))
+	spillAt = 64
+	tries := spillSorts.Load()
+	got := streamEntries(t, opts, dir)
+	if n := spillSorts.Load() - tries; n > 1 {
+		t.Errorf("%d runs sorted for a spill file that cannot be made, want 1", n)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("the stream differs where spilling failed: %d entries, want %d", len(got), len(want))
 	}
 }
