@@ -123,7 +123,7 @@ func parse(prog string, args []string, stdout, stderr io.Writer) (*settings, []s
 			}
 			return nil, nil, err
 		}
-		if s.completion != "" || s.manDir != "" {
+		if s.completionSet || s.manDir != "" {
 			return nil, nil, extraOutput(s, prog, table, stdout, stderr)
 		}
 	}

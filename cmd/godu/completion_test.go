@@ -66,3 +66,17 @@ func TestCommandWordsAreFiles(t *testing.T) {
 		sameRun(t, root, nil, []string{w, "bash"})
 	}
 }
+
+// TestCompletionShells: an unknown or empty shell is du's kind of usage
+// error, not a run that sums "." (--completion= did).
+func TestCompletionShells(t *testing.T) {
+	dir := t.TempDir()
+	for _, sh := range []string{"", "tcsh", "BASH"} {
+		r := invoke(t, dir, nil, "", godu, []string{"--completion=" + sh})
+		// (the tests run godu by the name du)
+		want := "du: unknown shell '" + sh + "' for --completion (bash, zsh, fish, powershell)\nTry 'du --help' for more information.\n"
+		if r.Code != 1 || r.Stdout != "" || r.Stderr != want {
+			t.Errorf("--completion=%s: %+v, want status 1 and %q", sh, r, want)
+		}
+	}
+}

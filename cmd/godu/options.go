@@ -22,6 +22,7 @@ type settings struct {
 	summarize, maxDepthSet, apparent bool
 	timeSet, timeStyleSet            bool
 	timeStyle, completion, manDir    string
+	completionSet                    bool // --completion given, even empty
 	maxDepth                         uint64
 	progress                         int
 }
@@ -134,7 +135,7 @@ func optionTable() []option {
 			return nil
 		}},
 		{long: "completion", argName: "SHELL", godu: true, arg: requiredArgument, usage: "godu: print a completion script for SHELL (bash, zsh, fish, powershell) and exit", apply: func(s *settings, ev event) error {
-			s.completion = ev.arg
+			s.completion, s.completionSet = ev.arg, true
 			return nil
 		}},
 	}
