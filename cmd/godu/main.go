@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime"
 	"syscall"
 	"time"
@@ -51,19 +50,14 @@ func (f failing) Write([]byte) (int, error) { return 0, f.err }
 
 func main() {
 	bulk.TuneProcess() // the command's process-wide settings, never a library's
-	closed, sigpipeIgnored := execState()
+	closed, ignored := execState()
+	keepSignals(ignored)
 	var stdout io.Writer = os.Stdout
 	if closed&(1<<1) != 0 {
 		stdout = failing{syscall.EBADF}
 	}
 	if closed&(1<<0) != 0 {
 		stdin = failing{syscall.EBADF}
-	}
-	if sigpipeIgnored {
-		// Keep it ignored: a write to a closed pipe then fails with
-		// EPIPE and is reported, as du reports it, instead of the
-		// runtime's SIGPIPE ending the process.
-		signal.Ignore(syscall.SIGPIPE)
 	}
 	code := run(os.Args[1:], stdout, os.Stderr)
 	if p := os.Getenv("GODU_SCARCITY_STATS"); p != "" {

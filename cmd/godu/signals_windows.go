@@ -1,0 +1,4 @@
+package main
+
+// keepSignals has nothing to keep on Windows.
+func keepSignals(ignored uint64) {}
