@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -12,38 +13,58 @@ import (
 	"time"
 )
 
-// ended runs name with args under sh (sh's traps first, "" for none),
-// waiting on standard input, sends it sig, then closes its input, and
-// returns how it ended and its standard error.
-func ended(t *testing.T, traps, name string, sig syscall.Signal, args ...string) (syscall.WaitStatus, string) {
+// waiting is a program run under sh (sh's traps first), waiting on its
+// standard input.
+type waiting struct {
+	name   string
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	stderr bytes.Buffer
+	status syscall.WaitStatus
+}
+
+func startWaiting(t *testing.T, traps, name string, args ...string) *waiting {
 	t.Helper()
-	cmd := exec.Command("sh", append([]string{"-c", traps + `exec "$0" "$@"`, name}, args...)...)
-	in, err := cmd.StdinPipe()
-	if err != nil {
+	w := &waiting{name: name, cmd: exec.Command("sh", append([]string{"-c", traps + `exec "$0" "$@"`, name}, args...)...)}
+	var err error
+	if w.in, err = w.cmd.StdinPipe(); err != nil {
 		t.Fatal(err)
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
+	w.cmd.Stderr = &w.stderr
+	if err := w.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond) // exec'd, reading its input
-	cmd.Process.Signal(sig)
+	return w
+}
+
+// signalAll sends each run its signal once all have started (exec'd and
+// reading), then closes their input, and waits for them all.
+func signalAll(t *testing.T, runs []*waiting, sigs []syscall.Signal) {
+	t.Helper()
+	time.Sleep(300 * time.Millisecond)
+	for i, w := range runs {
+		w.cmd.Process.Signal(sigs[i])
+	}
 	time.Sleep(100 * time.Millisecond)
-	in.Close()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err = <-done:
-	case <-time.After(20 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("%s %v: still running 20 s after %v", name, args, sig)
+	for _, w := range runs {
+		w.in.Close()
 	}
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		t.Fatal(err)
+	for i, w := range runs {
+		done := make(chan error, 1)
+		go func() { done <- w.cmd.Wait() }()
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(20 * time.Second):
+			w.cmd.Process.Kill()
+			t.Fatalf("%s: still running 20 s after %v", w.name, sigs[i])
+		}
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		w.status = w.cmd.ProcessState.Sys().(syscall.WaitStatus)
 	}
-	return cmd.ProcessState.Sys().(syscall.WaitStatus), stderr.String()
 }
 
 // TestSignalsAsDu: each signal that ends du ends godu as it ends du, by
@@ -56,27 +77,38 @@ func TestSignalsAsDu(t *testing.T) {
 	needDu(t)
 	sigs := []syscall.Signal{syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGQUIT, syscall.SIGALRM, syscall.SIGXCPU,
 		syscall.SIGABRT, syscall.SIGPIPE, syscall.SIGVTALRM, syscall.SIGTERM, syscall.SIGHUP}
+	var runs []*waiting
+	var sent []syscall.Signal
 	for _, sig := range sigs {
-		want, _ := ended(t, "", "du", sig, "--files0-from=-")
-		got, stderr := ended(t, "", godu, sig, "--files0-from=-")
+		runs = append(runs, startWaiting(t, "", "du", "--files0-from=-"), startWaiting(t, "", godu, "--files0-from=-"))
+		sent = append(sent, sig, sig)
+	}
+	signalAll(t, runs, sent)
+	for i := 0; i < len(runs); i += 2 {
+		sig, want, got := sent[i], runs[i].status, runs[i+1].status
 		if !want.Signaled() || want.Signal() != sig {
 			t.Fatalf("du after %v: %v: not ended by it", sig, want)
 		}
-		if !got.Signaled() || got.Signal() != sig || stderr != "" {
+		if !got.Signaled() || got.Signal() != sig || runs[i+1].stderr.Len() != 0 {
 			t.Errorf("godu after %v: status %v (exited %v, code %d), stderr %q; du was ended by it, silently",
-				sig, got, got.Exited(), got.ExitStatus(), stderr)
+				sig, got, got.Exited(), got.ExitStatus(), runs[i+1].stderr.String())
 		}
 	}
 	out, _ := exec.Command(godu, "--version").Output()
 	if !strings.Contains(string(out), "cgo") {
 		t.Skip("a build without cgo cannot see the signals ignored at exec")
 	}
+	runs, sent = nil, nil
 	for _, sig := range []syscall.Signal{syscall.SIGUSR1, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGALRM} {
-		traps := "trap '' " + strings.TrimPrefix(sigName(sig), "SIG") + "; "
-		want, wantErr := ended(t, traps, "du", sig, "--files0-from=-")
-		got, stderr := ended(t, traps, godu, sig, "--files0-from=-")
-		if got != want || strings.ReplaceAll(stderr, godu, "du") != wantErr {
-			t.Errorf("%v ignored at exec: godu %v %q, du %v %q", sig, got, stderr, want, wantErr)
+		traps := "trap '' " + sigName(sig) + "; "
+		runs = append(runs, startWaiting(t, traps, "du", "--files0-from=-"), startWaiting(t, traps, godu, "--files0-from=-"))
+		sent = append(sent, sig, sig)
+	}
+	signalAll(t, runs, sent)
+	for i := 0; i < len(runs); i += 2 {
+		want, got := runs[i], runs[i+1]
+		if got.status != want.status || strings.ReplaceAll(got.stderr.String(), godu, "du") != want.stderr.String() {
+			t.Errorf("%v ignored at exec: godu %v %q, du %v %q", sent[i], got.status, got.stderr.String(), want.status, want.stderr.String())
 		}
 	}
 }
