@@ -5,8 +5,11 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -37,12 +40,45 @@ func startWaiting(t *testing.T, traps, name string, args ...string) *waiting {
 	return w
 }
 
-// signalAll sends each run its signal once all have started (exec'd and
-// reading), then closes their input, and waits for them all.
+// reading reports whether a thread of process pid is blocked reading
+// descriptor 0 (Linux: /proc/PID/task/*/syscall), and whether that can
+// be told here.
+func reading(pid int) (yes, known bool) {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/syscall", pid))
+	for _, f := range tasks {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		known = true
+		if strings.HasPrefix(string(b), "0 0x0 ") { // read(0, ...)
+			return true, true
+		}
+	}
+	return false, known
+}
+
+// signalAll sends each run its signal once it reads its input (godu has
+// then set its signals up; where that cannot be seen, after 300 ms), then
+// closes their input, and waits for them all.
 func signalAll(t *testing.T, runs []*waiting, sigs []syscall.Signal) {
 	t.Helper()
-	time.Sleep(300 * time.Millisecond)
+	deadline := time.Now().Add(20 * time.Second)
 	for i, w := range runs {
+		for {
+			yes, known := reading(w.cmd.Process.Pid)
+			if !known {
+				time.Sleep(300 * time.Millisecond)
+				break
+			}
+			if yes {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not reading its input after 20 s", w.name)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
 		w.cmd.Process.Signal(sigs[i])
 	}
 	time.Sleep(100 * time.Millisecond)
