@@ -16,14 +16,17 @@ import (
 // handler, which ends the process by the signal too; SIGSEGV, SIGBUS,
 // SIGFPE and SIGILL its, which turns a fault into a panic.
 func keepSignals(ignored uint64) {
-	for _, sig := range append(deadlySignals, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM) {
-		if ignored&(1<<uint(sig)) != 0 {
+	isIgnored := func(sig syscall.Signal) bool { return ignored&(1<<uint(sig)) != 0 }
+	for _, sig := range deadlySignals {
+		if isIgnored(sig) {
 			signal.Ignore(sig)
+		} else {
+			defaultSignal(sig)
 		}
 	}
-	for _, sig := range deadlySignals {
-		if ignored&(1<<uint(sig)) == 0 {
-			defaultSignal(sig)
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM} {
+		if isIgnored(sig) {
+			signal.Ignore(sig)
 		}
 	}
 }

@@ -60,16 +60,11 @@ func (sc *scan) readRest(wk *worker, d *dir) error {
 		// The others are shared, a chunk at a time, with whoever finds
 		// nothing else to do: the examiners once the queue is empty, the
 		// lister once the listing is done.
-		b := afterFirst(l.b, k)
-		if len(b.Records) == 0 {
-			b = l.wk.rd.Stat(fd, d.dev, b, sc.mode)
-		} else {
-			s := newShared(b, fd, d.dev, sc.mode)
-			board.post(s)
-			s.examine(l.wk.rd)
-			b = s.result()
-			board.take(s)
-		}
+		s := newShared(afterFirst(l.b, k), fd, d.dev, sc.mode)
+		board.post(s)
+		s.examine(l.wk.rd)
+		b := s.result()
+		board.take(s)
 		sc.addBatch(l.wk, d, &b, false)
 		sc.passSubdirs(d) // (one the listing did not type as a directory)
 		for _, h := range nexts {
@@ -239,6 +234,9 @@ type sharedBatch struct {
 	parts []bulk.Batch  // each chunk as examined, in place
 }
 
+// untaken reports whether chunks of s are left to take.
+func (s *sharedBatch) untaken() bool { return int(s.next.Load())*statChunk < len(s.b.Records) }
+
 // examine takes chunks until none is left, examining them with rd.
 func (s *sharedBatch) examine(rd *bulk.Reader) {
 	n := len(s.b.Records)
@@ -302,7 +300,7 @@ func (sb *shareBoard) help(rd *bulk.Reader) {
 		var s *sharedBatch
 		sb.mu.Lock()
 		for _, t := range sb.batches {
-			if int(t.next.Load())*statChunk < len(t.b.Records) {
+			if t.untaken() {
 				s = t
 				break
 			}
@@ -376,8 +374,8 @@ var (
 // worker. It does so where b is not the whole directory (its
 // subdirectories are visited one by one then, not by a subtree walk), or
 // holds 1 to bulk.MixedDirs of them among bulk.MixedFiles others or more.
-// Else, or for the others, a batch of many entries is examined by two
-// workers (statListed: tail).
+// Else, or for the others, a batch of many entries is shared by two
+// workers (statListed).
 func (sc *scan) passMixed(wk *worker, d *dir, b bulk.Batch) bulk.Batch {
 	ndir := 0
 	for i := range b.Records {
