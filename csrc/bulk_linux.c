@@ -386,6 +386,7 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 	uint32_t cap = t->node_cap < GODU_TREE_MAX_NODES ? t->node_cap : GODU_TREE_MAX_NODES;
 	uint32_t times = t->flags & GODU_TIMES, sp = 0, spent = 0;
 	int scarce = 0;
+	int32_t keep = -1; /* out of descriptors: the node whose descriptor stays */
 	t->nrecs = 0;
 	t->names_len = 0;
 	t->dirs = t->files = 0;
@@ -419,10 +420,29 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 		int oerr = errno;
 		if (fd < 0) {
 			if (oerr == EMFILE || oerr == ENFILE) {
-				scarce = 1; /* out of descriptors: give back what the walk holds */
+				/* Out of descriptors: give back what the walk holds,
+				 * but for the parent of the directory that failed to
+				 * open, which the caller opens it from. Reopened from
+				 * further up instead, each such directory of a chain
+				 * cost the path's length. */
+				scarce = 1;
+				keep = p;
 				break;
 			}
 			continue;
+		}
+		/* Open: its parent's descriptor is needed for one subdirectory
+		 * less, and the last one opened closes it, before it is read: a
+		 * chain holds two descriptors at a time, not three, so that a
+		 * walk left two (ulimit -n 7) never runs out and has nothing to
+		 * reopen from further up. A directory left unopened (on the
+		 * stack, or failing to open) keeps its parent's open for the
+		 * caller; one opened and then left (its size, no room, an error)
+		 * goes to the caller open, or in the rare failures to rewind or
+		 * read it, is reopened by the caller from an ancestor. */
+		if (p >= 0 && --kids[p] == 0) {
+			close(fds[p]);
+			fds[p] = -1;
 		}
 		/* The whole directory in the first half of the buffer, or the
 		 * caller reads it (a big one is spread over workers there). */
@@ -564,13 +584,6 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 			godu_tree_hand(fds, i, fd);
 			break;
 		}
-		/* Read: its parent's descriptor is needed for one subdirectory
-		 * less. A directory left (on the stack, or for an error or its
-		 * size) keeps its parent's open for the caller. */
-		if (p >= 0 && --kids[p] == 0) {
-			close(fds[p]);
-			fds[p] = -1;
-		}
 		nd->read = 1;
 		nd->files = files;
 		nd->fblocks = blocks;
@@ -604,7 +617,7 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 		nodes[i].fd = -1;
 		if (fds[i] < 0)
 			continue;
-		if (scarce)
+		if (scarce && (int32_t)i != keep)
 			close(fds[i]);
 		else
 			nodes[i].fd = fds[i];

@@ -229,7 +229,7 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 		}
 		return ancs.Has(dev, ino)
 	}
-	spent, scarce := uint32(0), false
+	spent, scarce, keep := uint32(0), false, int32(-1)
 	dbuf := r.dbuf[:t.dbufCap]
 	for len(stack) > 0 && spent < t.budget {
 		// Nearly out of node room: the rest is the caller's before a
@@ -252,11 +252,22 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 		fd, _, e := unix.Syscall6(unix.SYS_OPENAT, uintptr(pfd), uintptr(unsafe.Pointer(&r.tnames[nd.NameOff])),
 			unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_NOFOLLOW, 0, 0, 0)
 		if e == unix.EMFILE || e == unix.ENFILE {
-			scarce = true // out of descriptors: give back what the walk holds
+			// Out of descriptors: give back what the walk holds but the
+			// failed directory's parent (godu_tree_walk).
+			scarce, keep = true, nd.Parent
 			break
 		}
 		if e != 0 {
 			continue
+		}
+		// Open: its parent's descriptor is needed for one subdirectory
+		// less, closed with the last before it is read (two descriptors
+		// at a time down a chain, as godu_tree_walk).
+		if p := nd.Parent; p >= 0 {
+			if kids[p]--; kids[p] == 0 {
+				unix.Close(int(fds[p]))
+				fds[p] = -1
+			}
 		}
 		// The whole directory in the first half of the buffer, or the
 		// caller reads it.
@@ -384,15 +395,6 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 			treeHand(fds, i, int(fd))
 			break
 		}
-		// Read: its parent's descriptor is needed for one subdirectory
-		// less. A directory left (on the stack, or for an error or its
-		// size) keeps its parent's open for the caller.
-		if p := nd.Parent; p >= 0 {
-			if kids[p]--; kids[p] == 0 {
-				unix.Close(int(fds[p]))
-				fds[p] = -1
-			}
-		}
 		nd.Done = 1
 		nd.Files, nd.FBlocks, nd.FSize = files, blocks, size
 		nd.FTsec, nd.FTnsec = int64(math.MinInt64), 0
@@ -426,7 +428,7 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 		r.nodes[i].Fd = -1
 		switch {
 		case fds[i] < 0:
-		case scarce:
+		case scarce && int32(i) != keep:
 			unix.Close(int(fds[i]))
 		default:
 			r.nodes[i].Fd = fds[i]
