@@ -48,6 +48,10 @@ func unitPower(c byte) (int, bool) {
 		return 7, true
 	case 'Y':
 		return 8, true
+	case 'R': // ronna, 2^90 (coreutils 9.2)
+		return 9, true
+	case 'Q': // quetta, 2^100
+		return 10, true
 	}
 	return 0, false
 }
@@ -68,10 +72,11 @@ func unitFactor(c byte) (uint64, bool) {
 
 // Suffix sets of du's numeric options; '0' allows a second suffix (B or D
 // for powers of 1000, iB for 1024). A letter in a set but in neither
-// table above is an invalid suffix, as in du.
+// table above is an invalid suffix, as in du. Since coreutils 9.2 the
+// threshold takes R and Q; the block size does not.
 const (
 	blockSizeSuffixes = "eEgGkKmMpPtTyYzZ0"
-	thresholdSuffixes = "kKmMGTPEZY0"
+	thresholdSuffixes = "kKmMGTPEZYRQ0"
 	noSuffixes        = ""
 )
 
