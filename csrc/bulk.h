@@ -162,9 +162,11 @@ typedef struct godu_tnode {
 	int64_t ftnsec;
 	/* out: of a read node whose subdirectories the walk left unopened, its
 	 * open descriptor, which the caller now owns (they are opened from it,
-	 * never by a path from above); of the one unread node (read == 0) the
-	 * walk opened and ended at, its descriptor, rewound, for the caller to
-	 * read it from (never open it again); -1 for every other node. */
+	 * never by a path from above); out of descriptors (EMFILE), only that
+	 * of the parent of the directory that failed to open. Of the one
+	 * unread node (read == 0) the walk opened and ended at, its
+	 * descriptor, rewound, for the caller to read it from (never open it
+	 * again); -1 for every other node. */
 	int32_t fd;
 	uint32_t pad;
 } godu_tnode;

@@ -424,25 +424,14 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 				 * but for the parent of the directory that failed to
 				 * open, which the caller opens it from. Reopened from
 				 * further up instead, each such directory of a chain
-				 * cost the path's length. */
+				 * cost the path's length (under ulimit -n 7 the walk,
+				 * its root held by the caller, runs out at every
+				 * second level of a chain). */
 				scarce = 1;
 				keep = p;
 				break;
 			}
 			continue;
-		}
-		/* Open: its parent's descriptor is needed for one subdirectory
-		 * less, and the last one opened closes it, before it is read: a
-		 * chain holds two descriptors at a time, not three, so that a
-		 * walk left two (ulimit -n 7) never runs out and has nothing to
-		 * reopen from further up. A directory left unopened (on the
-		 * stack, or failing to open) keeps its parent's open for the
-		 * caller; one opened and then left (its size, no room, an error)
-		 * goes to the caller open, or in the rare failures to rewind or
-		 * read it, is reopened by the caller from an ancestor. */
-		if (p >= 0 && --kids[p] == 0) {
-			close(fds[p]);
-			fds[p] = -1;
 		}
 		/* The whole directory in the first half of the buffer, or the
 		 * caller reads it (a big one is spread over workers there). */
@@ -583,6 +572,13 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 			t->names_len = m_names;
 			godu_tree_hand(fds, i, fd);
 			break;
+		}
+		/* Read: its parent's descriptor is needed for one subdirectory
+		 * less. A directory left (on the stack, or for an error or its
+		 * size) keeps its parent's open for the caller. */
+		if (p >= 0 && --kids[p] == 0) {
+			close(fds[p]);
+			fds[p] = -1;
 		}
 		nd->read = 1;
 		nd->files = files;

@@ -394,7 +394,7 @@ func (ft *fuzzTree) run(t *testing.T, cred *syscall.Credential, prog string, arg
 	t.Helper()
 	fix := func(s string) string { return s }
 	if prog == "du" {
-		args, fix = asDu92(args)
+		args, fix = asDu92(args, nil)
 	}
 	cmd := exec.Command(prog, args...)
 	cmd.Args[0] = "du"

@@ -24,7 +24,7 @@ func invoke(t *testing.T, dir string, env []string, stdin string, name string, a
 	t.Helper()
 	fix := func(s string) string { return s }
 	if name == "du" {
-		args, fix = asDu92(args)
+		args, fix = asDu92(args, env)
 	}
 	cmd := exec.Command(name, args...)
 	cmd.Args[0] = "du"

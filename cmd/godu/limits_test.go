@@ -81,15 +81,16 @@ func TestDeepChainFewDescriptors(t *testing.T) {
 	}
 }
 
-// TestChainScarceOpensOnce: under a limit that leaves the walk two
-// descriptors (ulimit -n 7: 0, 1, 2 and the runtime's two taken), a
-// chain of directories needs no more than two at a time, each directory
-// opened relative to its parent's descriptor, then that one closed. No
-// directory is then reopened from an ancestor further up (openat2 beneath
-// it, a walk down, or its path), which costs the depth each time and made
-// a chain of 20,000 levels take minutes where one of 10,000 took a
-// second. Counted by GODU_SCARCITY_STATS; the output is du's without a
-// limit.
+// TestChainScarceOpensOnce: under a limit that leaves the walk one
+// descriptor beyond the operand's (ulimit -n 7: 0, 1, 2, the runtime's
+// two and the operand taken), a subtree walk down a chain runs out at
+// every second level, holding its root (the caller's), a child and the
+// grandchild it opens. It then keeps the child's descriptor, from which
+// the caller opens the grandchild: no directory is reopened from an
+// ancestor further up (openat2 beneath it, a walk down, or its path),
+// which costs the depth each time and made a chain of 20,000 levels take
+// a minute or more. Counted by GODU_SCARCITY_STATS; the output is du's
+// without a limit.
 func TestChainScarceOpensOnce(t *testing.T) {
 	needDu(t)
 	dir := t.TempDir()

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"sync"
+	"testing"
 
 	"github.com/godu-sh/godu/internal/testtree"
 )
@@ -21,10 +23,23 @@ var duLongWithArg = []string{"block-size", "exclude", "exclude-from", "files0-fr
 // old du with Y instead, and fix puts the argument as written back into
 // what du says of it. Options are found as du's getopt finds them (short
 // clusters, long names by unique prefix, arguments attached or next),
-// up to "--".
-func asDu92(args []string) (old []string, fix func(string) string) {
+// up to "--", or with POSIXLY_CORRECT in env (or the test's environment)
+// up to the first operand. fix changes only du's messages about a
+// threshold argument.
+func asDu92(args, env []string) (old []string, fix func(string) string) {
 	if v := localDuVersion(); v == 0 || v >= 902 {
 		return args, func(s string) string { return s }
+	}
+	return threshold92(args, env)
+}
+
+// threshold92 is asDu92 whatever the local du.
+func threshold92(args, env []string) (old []string, fix func(string) string) {
+	posix := os.Getenv("POSIXLY_CORRECT") != ""
+	for _, e := range env {
+		if k, _, _ := strings.Cut(e, "="); k == "POSIXLY_CORRECT" {
+			posix = true
+		}
 	}
 	old = append([]string(nil), args...)
 	var quoted []string // pairs: as given to the old du, as written
@@ -77,7 +92,11 @@ func asDu92(args []string) (old []string, fix func(string) string) {
 					rewrite(i, 0)
 				}
 			}
-		case len(a) > 1 && a[0] == '-':
+		case len(a) < 2 || a[0] != '-':
+			if posix {
+				i = len(old) // the first operand ends the options
+			}
+		default:
 			for j := 1; j < len(a); j++ {
 				c := a[j]
 				if strings.IndexByte("dBXt", c) < 0 {
@@ -99,5 +118,47 @@ func asDu92(args []string) (old []string, fix func(string) string) {
 		}
 	}
 	r := strings.NewReplacer(quoted...)
-	return old, r.Replace
+	return old, func(stderr string) string {
+		lines := strings.SplitAfter(stderr, "\n")
+		for i, l := range lines {
+			if strings.Contains(l, " argument '") && (strings.Contains(l, "-t ") || strings.Contains(l, "threshold")) {
+				lines[i] = r.Replace(l)
+			}
+		}
+		return strings.Join(lines, "")
+	}
+}
+
+// TestThreshold92: the rewriting finds threshold arguments where du's
+// getopt does, and no others; the messages put back are only those about
+// a threshold argument.
+func TestThreshold92(t *testing.T) {
+	for _, c := range []struct {
+		args, env []string
+		want      string
+	}{
+		{[]string{"-t", "1R", "d"}, nil, "-t 1Y d"},
+		{[]string{"-st1Q", "d"}, nil, "-st1Y d"},
+		{[]string{"-st", "0RiB"}, nil, "-st 0YiB"},
+		{[]string{"--thr=1R", "--th", "Q"}, nil, "--thr=1Y --th Y"},
+		{[]string{"--threshold", "-0R"}, nil, "--threshold -0Y"},
+		{[]string{"-d", "-t1R"}, nil, "-d -t1R"},                           // -t1R is -d's argument
+		{[]string{"--max-depth", "--thr=1R"}, nil, "--max-depth --thr=1R"}, // likewise
+		{[]string{"--t=1R", "--ti=1Q"}, nil, "--t=1R --ti=1Q"},             // ambiguous, or --time
+		{[]string{"-B1R", "--block-size=1Q", "-X", "1R"}, nil, "-B1R --block-size=1Q -X 1R"},
+		{[]string{"--", "-t1R"}, nil, "-- -t1R"},
+		{[]string{"d", "-t1R"}, nil, "d -t1Y"},
+		{[]string{"d", "-t1R"}, []string{"POSIXLY_CORRECT=1"}, "d -t1R"},
+	} {
+		old, _ := threshold92(c.args, c.env)
+		if got := strings.Join(old, " "); got != c.want {
+			t.Errorf("%q %q: %q, want %q", c.env, c.args, got, c.want)
+		}
+	}
+	_, fix := threshold92([]string{"-t", "0Q", "0Y"}, nil)
+	in := "du: cannot access '0Y': No such file or directory\ndu: -t argument '0Y' too large\n"
+	want := "du: cannot access '0Y': No such file or directory\ndu: -t argument '0Q' too large\n"
+	if got := fix(in); got != want {
+		t.Errorf("fix(%q) = %q, want %q", in, got, want)
+	}
 }

@@ -260,15 +260,6 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 		if e != 0 {
 			continue
 		}
-		// Open: its parent's descriptor is needed for one subdirectory
-		// less, closed with the last before it is read (two descriptors
-		// at a time down a chain, as godu_tree_walk).
-		if p := nd.Parent; p >= 0 {
-			if kids[p]--; kids[p] == 0 {
-				unix.Close(int(fds[p]))
-				fds[p] = -1
-			}
-		}
 		// The whole directory in the first half of the buffer, or the
 		// caller reads it.
 		n, err := getdents(int(fd), dbuf[:len(dbuf)/2])
@@ -394,6 +385,15 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 			t.nnodes, t.tnamesLen, t.nrecs, t.namesLen = mNodes, mTnames, mRecs, mNames
 			treeHand(fds, i, int(fd))
 			break
+		}
+		// Read: its parent's descriptor is needed for one subdirectory
+		// less. A directory left (on the stack, or for an error or its
+		// size) keeps its parent's open for the caller.
+		if p := nd.Parent; p >= 0 {
+			if kids[p]--; kids[p] == 0 {
+				unix.Close(int(fds[p]))
+				fds[p] = -1
+			}
 		}
 		nd.Done = 1
 		nd.Files, nd.FBlocks, nd.FSize = files, blocks, size

@@ -32,11 +32,12 @@ type TreeNode struct {
 	FTsec, FTnsec  int64
 	// Fd, of a read directory whose subdirectories the walk left
 	// unopened, is its open descriptor, now the caller's to open them
-	// from and to close. Of the one unread directory (Done 0) the walk
-	// opened and ended at (too big, no room, an entry that failed), it
-	// is that directory's descriptor, rewound, the caller's to read it
-	// from (never opening it again) and to close. -1 for every other
-	// node.
+	// from and to close; out of descriptors, only that of the parent of
+	// the directory that failed to open. Of the one unread directory
+	// (Done 0) the walk opened and ended at (too big, no room, an entry
+	// that failed), it is that directory's descriptor, rewound, the
+	// caller's to read it from (never opening it again) and to close. -1
+	// for every other node.
 	Fd int32
 	_  uint32
 }
