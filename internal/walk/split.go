@@ -318,13 +318,9 @@ func (sb *shareBoard) help(rd *bulk.Reader) {
 func (s *sharedBatch) result() bulk.Batch {
 	<-s.done
 	out := s.b
-	if len(s.parts) == 0 {
-		out.Folded = bulk.Sum{TMaxSec: math.MinInt64} // as the cores report none
-		return out
-	}
-	out.Folded = s.parts[0].Folded
-	k := copy(s.b.Records, s.parts[0].Records)
-	for _, p := range s.parts[1:] {
+	out.Folded = bulk.Sum{TMaxSec: math.MinInt64} // none yet, as the cores report it
+	k := 0
+	for _, p := range s.parts {
 		k += copy(s.b.Records[k:], p.Records)
 		out.Folded.Add(p.Folded)
 	}
@@ -333,28 +329,27 @@ func (s *sharedBatch) result() bulk.Batch {
 }
 
 // statListed examines the records of b, just listed (NamesOnly) from d by
-// wk. When there are splitMin or more, another worker, started for it,
-// shares them a chunk at a time (sharedBatch).
+// wk. When there are splitMin or more and another worker can be started
+// for them, the two share them a chunk at a time (sharedBatch); else wk
+// examines them in one core call.
 func (sc *scan) statListed(wk *worker, d *dir, b bulk.Batch) bulk.Batch {
 	fd := d.fd.Fd()
-	n := len(b.Records)
-	if n < splitMin || sc.w.opts.Jobs < 2 || runtime.NumCPU() < 2 {
-		more := b.More
-		b = wk.rd.Stat(fd, d.dev, b, sc.mode)
-		b.More = more
-		return b
+	if len(b.Records) >= splitMin && sc.w.opts.Jobs >= 2 && runtime.NumCPU() >= 2 {
+		s := newShared(b, fd, d.dev, sc.mode)
+		if sc.tryGo(func() error {
+			hw := sc.w.getWorker()
+			s.examine(hw.rd)
+			sc.w.putWorker(hw)
+			return nil
+		}) {
+			s.examine(wk.rd)
+			return s.result()
+		}
 	}
-	s := newShared(b, fd, d.dev, sc.mode)
-	hw := sc.w.getWorker()
-	if !sc.tryGo(func() error {
-		s.examine(hw.rd)
-		sc.w.putWorker(hw)
-		return nil
-	}) {
-		sc.w.putWorker(hw)
-	}
-	s.examine(wk.rd)
-	return s.result()
+	more := b.More
+	b = wk.rd.Stat(fd, d.dev, b, sc.mode)
+	b.More = more
+	return b
 }
 
 // mixedPass: a directory visited while a worker is idle may pass its
