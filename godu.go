@@ -18,8 +18,10 @@ package godu
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/godu-sh/godu/internal/bulk"
@@ -65,6 +67,9 @@ type Options struct {
 	OnNode func(path string, n *Node) error
 	// OnError, if set, receives each error met below the operand, and the
 	// scan's returned error leaves them out. Calls are serialised.
+	//
+	// Skip, OnNode and OnError are called on the scan's own goroutines: a
+	// panic in one ends the program, as Scan cannot recover it.
 	OnError func(*Error)
 }
 
@@ -150,14 +155,20 @@ func (n *Node) walk(path string, fn func(string, *Node)) {
 
 // Error is a failure met during a scan: Op is "access" (the entry is not
 // counted) or "read directory" (the directory itself still counts), as in
-// du's messages.
+// du's messages. Err is the system error; a followed symlink whose
+// target is missing, which du reports naming none, has syscall.ENOENT.
 type Error struct {
 	Op   string
 	Path string
 	Err  error
 }
 
-func (e *Error) Error() string { return "godu: cannot " + e.Op + " " + e.Path + ": " + e.Err.Error() }
+func (e *Error) Error() string {
+	if e.Err == nil {
+		return "godu: cannot " + e.Op + " " + e.Path
+	}
+	return "godu: cannot " + e.Op + " " + e.Path + ": " + e.Err.Error()
+}
 
 // Unwrap returns the system error, so that errors.Is and errors.As see it.
 func (e *Error) Unwrap() error { return e.Err }
@@ -173,7 +184,10 @@ type Progress struct {
 // Scan sums the tree at path. It returns the root Node and nil, or with
 // entries that could not be read the Node of what could and an error
 // joining one *Error per failure (unless Options.OnError took them). An
-// operand that cannot be examined gives a nil Node and its *Error. When
+// operand that cannot be examined gives a nil Node and its *Error; one
+// that Options.Skip leaves out, a nil Node and a nil error (du prints
+// nothing for it). Of several trailing slashes, the paths keep one, as
+// du's do ("d///" is reported "d/", its entries "d/x"). When
 // ctx ends first, Scan returns the tree of what was read by then (each
 // Node's sums cover what was read below it) and ctx's error; when OnNode
 // ends the scan, that tree and OnNode's error.
@@ -186,6 +200,7 @@ func Scan(ctx context.Context, path string, opts Options) (*Node, error) {
 // operands, or an operand given twice, counts once. Progress is safe to
 // call from another goroutine during a scan; Scan calls must not overlap.
 type Scanner struct {
+	bad      error // the Options cannot be scanned with
 	opts     Options
 	w        *walk.Walker
 	mu       sync.Mutex // guards errs and errPaths
@@ -202,6 +217,10 @@ func NewScanner(opts Options) *Scanner { return newScanner(opts, true) }
 // counted, directories too, as du does whenever it has several operands.
 func newScanner(opts Options, hashAll bool) *Scanner {
 	s := &Scanner{opts: opts}
+	if opts.Time < ModTime || opts.Time > ChangeTime {
+		s.bad = fmt.Errorf("godu: Options.Time %d names no time", int(opts.Time))
+		opts.Time = ModTime
+	}
 	depth := opts.MaxDepth
 	if depth <= 0 {
 		depth = -1
@@ -231,8 +250,13 @@ func newScanner(opts Options, hashAll bool) *Scanner {
 
 // Scan sums the tree at path, as the package's Scan does, leaving out
 // what this Scanner counted before.
-// An operand counted before gives a nil Node and a nil error.
+// An operand counted before gives a nil Node and a nil error, even when
+// the scan that met it was cancelled or stopped.
 func (s *Scanner) Scan(ctx context.Context, path string) (*Node, error) {
+	if s.bad != nil {
+		return nil, s.bad
+	}
+	path = walk.TrimSlashes(path)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.errs, s.errPaths, s.stopAt, s.cancel = nil, nil, nil, cancel
@@ -275,6 +299,9 @@ func (s *Scanner) Progress() Progress {
 
 func (s *Scanner) onError(e *walk.Error) {
 	err := &Error{Op: e.Op, Path: e.Path, Err: e.Err}
+	if err.Err == nil { // a followed symlink to nothing (du names no error)
+		err.Err = syscall.ENOENT
+	}
 	s.mu.Lock()
 	s.errPaths = append(s.errPaths, e.Path)
 	if s.opts.OnError == nil {

@@ -364,3 +364,84 @@ func TestNodeIdentity(t *testing.T) {
 		t.Errorf("%d nodes, want 5", got)
 	}
 }
+
+// A symlink whose target is missing, followed, is du's "cannot access"
+// with no system error named: its *Error prints and matches
+// fs.ErrNotExist, and an *Error with no Err prints without one.
+func TestErrorDanglingSymlink(t *testing.T) {
+	dir := t.TempDir()
+	testtree.Build(t, dir, map[string]string{"f": "file:3000"})
+	if err := os.Symlink(filepath.Join(dir, "none"), filepath.Join(dir, "x")); err != nil {
+		t.Fatal(err)
+	}
+	want := testtree.Run(t, "/", nil, "du", "-LB1", dir)
+	if want.Code != 1 || !strings.Contains(want.Stderr, "cannot access") {
+		t.Fatalf("du: %+v", want)
+	}
+	for _, opts := range []godu.Options{{FollowSymlinks: true}, {FollowSymlinks: true, Files: true}} {
+		var got []*godu.Error
+		o := opts
+		o.OnError = func(e *godu.Error) { got = append(got, e) }
+		n, err := godu.Scan(context.Background(), dir, o)
+		if err != nil || len(got) != 1 {
+			t.Fatalf("%+v: %v, %v", opts, err, got)
+		}
+		if s := got[0].Error(); !strings.Contains(s, "cannot access "+filepath.Join(dir, "x")) {
+			t.Errorf("%+v: message %q", opts, s)
+		}
+		if !errors.Is(got[0], fs.ErrNotExist) {
+			t.Errorf("%+v: %v is not fs.ErrNotExist", opts, got[0])
+		}
+		use, _, _ := sums(n)
+		if use[dir] != duLines(t, want.Stdout)[dir] {
+			t.Errorf("%+v: total %d, du %s", opts, use[dir], want.Stdout)
+		}
+		_, err = godu.Scan(context.Background(), dir, opts)
+		if err == nil || !strings.Contains(err.Error(), "cannot access") {
+			t.Errorf("%+v: returned error %v", opts, err)
+		}
+	}
+	e := &godu.Error{Op: "access", Path: "p"}
+	if s := e.Error(); s != "godu: cannot access p" {
+		t.Errorf("an Error with no Err prints %q", s)
+	}
+}
+
+// An Options.Time that names no time is an error from Scan, not a panic.
+func TestTimeOutOfRange(t *testing.T) {
+	dir := t.TempDir()
+	for _, k := range []godu.TimeKind{-1, 3, 99} {
+		n, err := godu.Scan(context.Background(), dir, godu.Options{Time: k})
+		if n != nil || err == nil || !strings.Contains(err.Error(), "Time") {
+			t.Errorf("Time %d: %v, %v", k, n, err)
+		}
+		if _, err := godu.NewScanner(godu.Options{Time: k}).Scan(context.Background(), dir); err == nil {
+			t.Errorf("Time %d: a Scanner scanned", k)
+		}
+	}
+}
+
+// An operand with trailing slashes gives the paths du prints: "d/" for
+// the operand, "d/x" below it, to Skip, OnNode and Walk alike.
+func TestTrailingSlashes(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "d")
+	testtree.Build(t, dir, map[string]string{"x/f": "file:5000", "g": "file:100"})
+	for _, op := range []string{dir + "/", dir + "//", dir + "///"} {
+		want := du(t, "-aB1", op)
+		skipped, streamed := map[string]bool{}, map[string]int64{}
+		n, err := godu.Scan(context.Background(), op, godu.Options{Files: true,
+			Skip:   func(p string) bool { skipped[p] = true; return false },
+			OnNode: func(p string, n *godu.Node) error { streamed[p] = n.DiskUsage; return nil }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		use, _, _ := sums(n)
+		same(t, op+": Walk", use, want)
+		same(t, op+": OnNode", streamed, want)
+		for p := range want {
+			if p != dir+"/" && !skipped[p] {
+				t.Errorf("%s: Skip never asked about %s (asked: %v)", op, p, skipped)
+			}
+		}
+	}
+}

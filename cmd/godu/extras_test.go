@@ -179,3 +179,53 @@ func TestExcludeFromNul(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONOperandErrors: every message du prints is in --json's errors,
+// those about an operand it refuses before walking too (a zero-length
+// name, given or read by --files0-from; "-" read from standard input),
+// with the status du exits with. (They went to stderr only.)
+func TestJSONOperandErrors(t *testing.T) {
+	root := t.TempDir()
+	testtree.Build(t, root, map[string]string{"d/f": "file:10"})
+	os.WriteFile(filepath.Join(root, "names"), []byte("d\x00\x00d\x00"), 0o644)
+	for _, c := range []struct {
+		args  []string
+		stdin string
+	}{
+		{[]string{""}, ""},
+		{[]string{"d", "", "d"}, ""},
+		{[]string{"--files0-from=names"}, ""},
+		{[]string{"--files0-from=-"}, "d\x00-\x00"},
+	} {
+		cmd := exec.Command(godu, append([]string{"--json"}, c.args...)...)
+		cmd.Dir = root
+		cmd.Stdin = strings.NewReader(c.stdin)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		cmd.Run()
+		want := exec.Command("du", c.args...)
+		want.Dir = root
+		want.Stdin = strings.NewReader(c.stdin)
+		var wantErr bytes.Buffer
+		want.Stderr = &wantErr
+		want.Run()
+		var doc struct {
+			Errors []struct {
+				Op, Path, Error string
+			} `json:"errors"`
+		}
+		if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
+			t.Fatalf("%q: %v in %s", c.args, err, stdout.String())
+		}
+		msgs := strings.Split(strings.TrimSuffix(wantErr.String(), "\n"), "\n")
+		if cmd.ProcessState.ExitCode() != want.ProcessState.ExitCode() || len(doc.Errors) != len(msgs) {
+			t.Errorf("%q: exit %d, errors %+v; du exit %d, %q", c.args, cmd.ProcessState.ExitCode(), doc.Errors, want.ProcessState.ExitCode(), wantErr.String())
+			continue
+		}
+		for i, e := range doc.Errors {
+			if e.Op != "operand" || "du: "+e.Error != msgs[i] {
+				t.Errorf("%q: error %d %+v, du %q", c.args, i, e, msgs[i])
+			}
+		}
+	}
+}

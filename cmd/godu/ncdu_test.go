@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"unicode/utf8"
 
@@ -187,6 +188,7 @@ func TestNcduExportOperands(t *testing.T) {
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "f"), nil, 0o644)
 	os.Mkdir(filepath.Join(root, "d"), 0o755)
+	os.WriteFile(filepath.Join(root, "nul"), []byte{0}, 0o644)
 	for _, c := range []struct {
 		args []string
 		msg  string
@@ -194,10 +196,15 @@ func TestNcduExportOperands(t *testing.T) {
 		{[]string{"-o", "-", "f"}, "godu: cannot export 'f': Not a directory\n"},
 		{[]string{"--ncdu-export=-", "d", "d"}, "godu: --ncdu-export takes one operand\n"},
 		{[]string{"-o", "no/such/dir/x.json", "d"}, "godu: cannot open 'no/such/dir/x.json' for writing: No such file or directory\n"},
+		{[]string{"-o", "x.json", ""}, "godu: invalid zero-length file name\n"},
+		{[]string{"-o", "x.json", "--files0-from=nul"}, "godu: nul:1: invalid zero-length file name\n"},
 	} {
 		r := testtree.Run(t, root, nil, godu, c.args...)
 		if r.Code != 1 || r.Stderr != c.msg || r.Stdout != "" {
 			t.Errorf("%q: exit %d, %q, stdout %q; want 1, %q", c.args, r.Code, r.Stderr, r.Stdout, c.msg)
+		}
+		if _, err := os.Stat(filepath.Join(root, "x.json")); err == nil {
+			t.Errorf("%q made x.json", c.args)
 		}
 	}
 }
@@ -217,6 +224,63 @@ func TestJSONWithExport(t *testing.T) {
 		}
 		if _, err := os.Stat(filepath.Join(root, "out.json")); err == nil {
 			t.Errorf("godu %q made out.json", args)
+		}
+	}
+}
+
+// TestNcduExportNoRoot: an operand that gives no tree still exports one
+// that ncdu and gdu load: excluded (status 0, as du prints nothing), its
+// entry marked "excluded"; missing, or unreadable by nobody (status 1 and
+// du's message), marked "read_error". (They wrote the header alone, which
+// neither reader loads, the excluded one with status 0.)
+func TestNcduExportNoRoot(t *testing.T) {
+	for _, tool := range []string{"ncdu", "gdu"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed (apt-get install ncdu gdu)", tool)
+		}
+	}
+	root := t.TempDir()
+	testtree.Build(t, root, map[string]string{"d/f": "file:5000", "locked/f": "file:10"})
+	cases := []struct {
+		args []string
+		cred *syscall.Credential
+		mark string
+	}{
+		{[]string{"--exclude=d", "d"}, nil, `"excluded":"pattern"`},
+		{[]string{"--exclude=*", "d/"}, nil, `"excluded":"pattern"`},
+		{[]string{"none"}, nil, `"read_error":true`},
+		{[]string{"-L", "none"}, nil, `"read_error":true`},
+	}
+	if os.Getuid() == 0 {
+		os.Chmod(filepath.Join(root, "locked"), 0)
+		openUp(t, root)
+		cases = append(cases, struct {
+			args []string
+			cred *syscall.Credential
+			mark string
+		}{[]string{"locked"}, &syscall.Credential{Uid: 65534, Gid: 65534}, `"read_error":true`})
+	}
+	out := filepath.Join(t.TempDir(), "x.json")
+	os.Chmod(filepath.Dir(out), 0o777)
+	for _, c := range cases {
+		os.Remove(out)
+		r := testtree.Run(t, root, c.cred, godu, append([]string{"-o", out}, c.args...)...)
+		want := testtree.Run(t, root, c.cred, "du", append([]string{"-s"}, c.args...)...)
+		if r.Code != want.Code || r.Stderr != strings.ReplaceAll(want.Stderr, "du: ", "godu: ") || r.Stdout != "" {
+			t.Errorf("%q: exit %d, %q, %q; du %d, %q", c.args, r.Code, r.Stdout, r.Stderr, want.Code, want.Stderr)
+		}
+		got, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !json.Valid(got) || !strings.Contains(string(got), c.mark) {
+			t.Errorf("%q: export without %s:\n%s", c.args, c.mark, got)
+		}
+		if n := testtree.Run(t, root, nil, "ncdu", "-f", out, "-o", "-"); n.Code != 0 {
+			t.Errorf("%q: ncdu -f: %d %s\n%s", c.args, n.Code, n.Stderr, got)
+		}
+		if g := testtree.Run(t, root, nil, "gdu", "-f", out, "-n", "-p"); g.Code != 0 {
+			t.Errorf("%q: gdu -f: %d %s\n%s", c.args, g.Code, g.Stderr, got)
 		}
 	}
 }

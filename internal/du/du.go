@@ -120,6 +120,11 @@ func Run(ctx context.Context, o Options, args []string, stdout, stderr io.Writer
 			stat = os.Stat
 		}
 		src = ops
+		if msg := (*ops)[0].msg; msg != "" {
+			// A zero-length name: no entry to export, nothing to name.
+			fmt.Fprintf(stderr, "%s: %s\n", o.Prog, msg)
+			return 1
+		}
 		if fi, err := stat((*ops)[0].op); err == nil && !fi.IsDir() {
 			// ncdu's format holds a directory at the top.
 			fmt.Fprintf(stderr, "%s: cannot export %s: %s\n", o.Prog, Quote((*ops)[0].op), ErrorText(syscall.ENOTDIR))
@@ -245,6 +250,9 @@ func Run(ctx context.Context, o Options, args []string, stdout, stderr io.Writer
 			break
 		}
 		if msg != "" {
+			outMu.Lock()
+			sink.fail(&walk.Error{Op: "operand", Err: errors.New(msg)})
+			outMu.Unlock()
 			fl.flush()
 			prog.clear()
 			fmt.Fprintf(stderr, "%s: %s\n", o.Prog, msg)
@@ -252,7 +260,7 @@ func Run(ctx context.Context, o Options, args []string, stdout, stderr io.Writer
 			status = 1
 			continue
 		}
-		op = trimSlashes(op)
+		op = walk.TrimSlashes(op)
 		root, err := w.Walk(ctx, op)
 		if err != nil {
 			fl.stop()
@@ -261,6 +269,12 @@ func Run(ctx context.Context, o Options, args []string, stdout, stderr io.Writer
 			return 1
 		}
 		if root == nil {
+			if export != nil {
+				outMu.Lock()
+				export.noRoot(op, exclude != nil && exclude(op))
+				fl.printed()
+				outMu.Unlock()
+			}
 			continue
 		}
 		floorTime = false
@@ -345,18 +359,6 @@ func ErrorText(err error) string {
 		return strings.ToUpper(s[:1]) + s[1:]
 	}
 	return s
-}
-
-// trimSlashes leaves one of several trailing slashes, as du's traversal
-// does ("a//" is printed "a/"); a lone "//" stays.
-func trimSlashes(s string) string {
-	n := len(s)
-	if n > 2 && s[n-1] == '/' {
-		for n > 1 && s[n-2] == '/' {
-			n--
-		}
-	}
-	return s[:n]
 }
 
 // writeError reports output that could not be written, as du does when it

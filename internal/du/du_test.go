@@ -4,6 +4,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/godu-sh/godu/internal/walk"
 )
 
 func TestQuoteName(t *testing.T) {
@@ -85,8 +87,8 @@ func TestParseBlockSize(t *testing.T) {
 
 func TestTrimSlashes(t *testing.T) {
 	for in, want := range map[string]string{"a": "a", "a/": "a/", "a//": "a/", "a///": "a/", "/": "/", "//": "//", "///": "/"} {
-		if got := trimSlashes(in); got != want {
-			t.Errorf("trimSlashes(%q) = %q, want %q", in, got, want)
+		if got := walk.TrimSlashes(in); got != want {
+			t.Errorf("TrimSlashes(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

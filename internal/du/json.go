@@ -19,6 +19,9 @@ import (
 //	 "total": {...}, "errors": [{"op": "read directory", "path": "…",
 //	 "error": "Permission denied"}]}
 //
+// An error's op is du's ("read directory", "access"), or "operand" for
+// an operand refused before the walk (path "", error du's message).
+//
 // disk_usage and apparent_size are bytes; with -S they leave out
 // subdirectories as the line would. A path that is not valid UTF-8 is
 // given twice: "path" with each invalid byte replaced by U+FFFD, and
@@ -139,7 +142,7 @@ func (o *Options) appendJSONEntry(b []byte, indent, path string, t walk.Totals, 
 func appendJSONPath(b []byte, in, path string) []byte {
 	b = append(b, in...)
 	b = append(b, `"path": `...)
-	b = appendJSONString(b, strings.ToValidUTF8(path, "\uFFFD"))
+	b = appendJSONString(b, validUTF8(path))
 	if !utf8.ValidString(path) {
 		b = append(b, ",\n"...)
 		b = append(b, in...)
@@ -148,6 +151,20 @@ func appendJSONPath(b []byte, in, path string) []byte {
 		b = append(b, '"')
 	}
 	return b
+}
+
+// validUTF8 is s with each byte of an invalid sequence replaced by
+// U+FFFD, as encoding/json shows it (strings.ToValidUTF8 gives a run of
+// them one).
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s { // an invalid byte is utf8.RuneError, one byte long
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // appendJSONString appends s, valid UTF-8, as a JSON string, escaped as

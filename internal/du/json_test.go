@@ -53,7 +53,13 @@ func FuzzJSONEntry(f *testing.F) {
 		if (e.PathBytes != "") == utf8.ValidString(path) {
 			t.Fatalf("%q: path_bytes %q", path, e.PathBytes)
 		}
-		valid := strings.ToValidUTF8(path, "\uFFFD")
+		// "path": each byte of an invalid sequence one U+FFFD, as
+		// encoding/json writes it.
+		var shown string
+		if raw, _ := json.Marshal(path); json.Unmarshal(raw, &shown) != nil || e.Path != shown {
+			t.Fatalf("%q: path %q, encoding/json %q", path, e.Path, shown)
+		}
+		valid := validUTF8(path)
 		want, _ := json.Marshal(valid)
 		if got := appendJSONString(nil, valid); !bytes.Equal(got, want) {
 			t.Fatalf("%q: %s, encoding/json writes %s", valid, got, want)

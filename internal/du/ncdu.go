@@ -36,9 +36,10 @@ import (
 // Entries are written as the walk hands them out, in du's order: the
 // export never exists whole in memory.
 type ncduSink struct {
-	out  *bufio.Writer
-	devs []uint64 // the device of each directory entered
-	buf  []byte
+	out    *bufio.Writer
+	devs   []uint64 // the device of each directory entered
+	buf    []byte
+	rooted bool // the operand's entry is written
 }
 
 func newNcduSink(out *bufio.Writer, version string, now time.Time) *ncduSink {
@@ -53,6 +54,7 @@ func newNcduSink(out *bufio.Writer, version string, now time.Time) *ncduSink {
 
 // enter opens a directory's array.
 func (s *ncduSink) enter(path string, n *walk.Node) {
+	s.rooted = true
 	b := append(s.buf[:0], ",\n["...)
 	b = s.appendItem(b, path, n)
 	s.devs = append(s.devs, n.Detail.Dev)
@@ -69,6 +71,29 @@ func (s *ncduSink) entry(path string, n *walk.Node) {
 	}
 	b := append(s.buf[:0], ",\n"...)
 	b = s.appendItem(b, path, n)
+	s.out.Write(b)
+	s.buf = b
+}
+
+// noRoot writes the entry of an operand that gave no tree, so that the
+// export still holds the directory the readers need at its top: one
+// --exclude left out (excluded), or one that could not be examined.
+func (s *ncduSink) noRoot(path string, excluded bool) {
+	if s.rooted {
+		return
+	}
+	s.rooted = true
+	name := path
+	if abs, err := filepath.Abs(path); err == nil {
+		name = abs
+	}
+	b := append(s.buf[:0], ",\n[{\"name\":"...)
+	b = appendNcduString(b, name)
+	if excluded {
+		b = append(b, `,"excluded":"pattern"}]`...)
+	} else {
+		b = append(b, `,"read_error":true}]`...)
+	}
 	s.out.Write(b)
 	s.buf = b
 }

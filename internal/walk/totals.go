@@ -77,6 +77,18 @@ func Join(dir, name string) string {
 	return dir + "/" + name
 }
 
+// TrimSlashes leaves one of an operand's several trailing slashes, as
+// du's traversal does ("a//" is printed "a/"); a lone "//" stays.
+func TrimSlashes(s string) string {
+	n := len(s)
+	if n > 2 && s[n-1] == '/' {
+		for n > 1 && s[n-2] == '/' {
+			n--
+		}
+	}
+	return s[:n]
+}
+
 // Walk visits each reported node of the tree below n after its children,
 // in name order, with its path as du prints it. The root's path is its Name.
 func (n *Node) Walk(fn func(path string, n *Node)) {

@@ -47,6 +47,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -182,8 +183,19 @@ func New(opts Options) *Walker {
 	}
 	w := &Walker{opts: opts, set: inodeset.New(shards)}
 	w.checkAll.Store(w.ordered() || opts.HashAll && opts.CheckFiles)
+	pollerOnce.Do(startPoller)
 	return w
 }
+
+// pollerOnce starts the runtime's poller before any walk: it takes two
+// descriptors (epoll, eventfd) the first time a timer is set, the
+// garbage collector's own included, and the runtime dies ("netpollinit
+// failed") when it cannot have them. A walk may hold every descriptor
+// the process has left (it waits and reopens when short), so they are
+// taken now, while they are to be had.
+var pollerOnce sync.Once
+
+func startPoller() { time.AfterFunc(time.Hour, func() {}).Stop() }
 
 // Walk walks the tree at path and returns its root Node, or nil when the
 // operand could not be examined or had been counted already (HashAll).
@@ -303,6 +315,9 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	}
 	if err != nil {
 		w.fail("read directory", path, err)
+		if root.node != nil {
+			root.node.Detail.ReadError = true
+		}
 		if sc.em != nil {
 			sc.streamListed(root)
 		}
