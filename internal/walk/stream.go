@@ -292,22 +292,25 @@ type emitter struct {
 	front atomic.Pointer[dir]
 	stack []frame    // the directories entered, the root first
 	file  Node       // the Node handed out for a file
-	path  []byte     // and its path (Options.Stream: valid during the call)
 	dirs  []byte     // the stack's paths (frame)
 	spill spillFile  // spill.go
 	pool  packedPool // packed.go
 }
 
-// filePath is Join(dir, name) in e.path, reused: a file handed out costs
-// no allocation. The name is the path's end.
-func (e *emitter) filePath(dir []byte, name []byte) (path, base string) {
-	b := append(e.path[:0], dir...)
-	if len(dir) == 0 || dir[len(dir)-1] != '/' {
+// filePath is Join of the top frame's path (e.dirs[:end]) and name,
+// written after that path in e.dirs, as du's traversal writes a name
+// after its directory's path in one buffer: a file handed out costs its
+// name, not its path (a copy of the path each cost -a on a chain of 400
+// 255-byte names 15 % of its time). The path aliases e.dirs: it is valid
+// until the next push or filePath, so for the length of a Stream call.
+func (e *emitter) filePath(end int, name []byte) (path, base string) {
+	b := e.dirs[:end]
+	if end == 0 || b[end-1] != '/' {
 		b = append(b, '/')
 	}
 	at := len(b)
 	b = append(b, name...)
-	e.path = b
+	e.dirs = b[:end] // the same buffer, or the one append moved it to
 	path = unsafe.String(unsafe.SliceData(b), len(b))
 	return path, path[at:]
 }
@@ -473,7 +476,7 @@ func (e *emitter) advance() {
 		switch {
 		case hasF && (!hasS || string(fname) < sname) && (!hasE || string(fname) < ename):
 			name, t, flags, id, _ := decodeRecord(rec, withTime)
-			path, base := e.filePath(e.dirs[:f.end], name) // a copy: advance may reuse rec
+			path, base := e.filePath(f.end, name) // a copy: advance may reuse rec
 			if err := st.files.advance(src, withTime); err != nil {
 				e.spillFailed(err)
 			}
