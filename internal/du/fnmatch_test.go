@@ -162,7 +162,7 @@ func TestExcludeTriesOnDeepPaths(t *testing.T) {
 func BenchmarkExcludeDepth(b *testing.B) {
 	for _, depth := range []int{1000, 2000, 4000, 8000} {
 		path := strings.Repeat("dir/", depth) + "file.c"
-		for _, p := range []string{"*.o", "d*.o"} {
+		for _, p := range []string{"*.o", "d*.o", "*share*"} {
 			var x Excluder
 			x.Add(p)
 			b.Run(p+"/"+strconv.Itoa(depth), func(b *testing.B) {
