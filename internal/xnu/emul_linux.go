@@ -304,9 +304,11 @@ func Getattrlistbulk(dirfd int, al *Attrlist, buf []byte, options uint64) (int, 
 	}
 }
 
-// ReadDirent is darwin's getdirentries64 as x/sys's ReadDirent returns
-// it: struct dirent records (u64 ino, u64 seekoff, u16 reclen, u16 namlen,
-// u8 type, the name and its NUL, padded to 8), "." and ".." included.
+// ReadDirent is darwin's getdirentries64 on fd, from fd's offset (the
+// darwin reader's readDirent): struct dirent records (u64 ino, u64
+// seekoff, u16 reclen, u16 namlen, u8 type, the name and its NUL, padded
+// to 8), "." and ".." included. As the kernel's, it reads the open
+// directory itself: no search permission is needed.
 func ReadDirent(fd int, buf []byte) (int, error) {
 	dp := scratch.Get().(*[]byte)
 	defer scratch.Put(dp)
