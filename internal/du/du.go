@@ -228,11 +228,11 @@ func Run(ctx context.Context, o Options, args []string, stdout, stderr io.Writer
 		}
 	}
 	w := walk.New(wo)
-	if width, tty := terminalWidth(o.StderrFd); o.Progress > 0 || o.Progress == 0 && tty {
+	if width, tty := terminalWidth(o.StderrFd); o.Progress > 0 || o.Progress == 0 && tty && !toPipe(pw.w) {
 		if width == 0 {
 			width = 80
 		}
-		prog = startProgress(stderr, width, w)
+		prog = startProgress(stderr, o.StderrFd, width, w)
 		pw.p = prog
 	}
 	var total walk.Totals     // Time 0: du's total
@@ -359,6 +359,19 @@ func ErrorText(err error) string {
 		return strings.ToUpper(s[:1]) + s[1:]
 	}
 	return s
+}
+
+// toPipe reports whether w is a pipe or a socket: what reads it may write
+// to the terminal godu's stderr is on (godu -a | less, | grep), and a
+// progress line drawn there would be cut into its lines. The line is then
+// drawn only with --progress.
+func toPipe(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0
 }
 
 // writeError reports output that could not be written, as du does when it

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
 	"sync"
@@ -67,6 +68,7 @@ func printStats(w io.Writer, prog string, s walk.Stats, elapsed time.Duration, j
 type progress struct {
 	mu      sync.Mutex
 	w       io.Writer
+	fd      int // w's descriptor: its width and foreground group
 	width   int
 	shown   bool
 	midLine bool // the output on the same terminal has not ended its line
@@ -74,13 +76,22 @@ type progress struct {
 	done    chan struct{}
 	walker  *walk.Walker
 	started time.Time
+	sigs    chan os.Signal // resize, and those of ending
+	resize  os.Signal      // nil: none watched
+	ending  []os.Signal
 }
 
-func startProgress(w io.Writer, width int, wk *walk.Walker) *progress {
-	p := &progress{w: w, width: width, stop: make(chan struct{}), done: make(chan struct{}), walker: wk, started: time.Now()}
+func startProgress(w io.Writer, fd, width int, wk *walk.Walker) *progress {
+	p := &progress{w: w, fd: fd, width: width, stop: make(chan struct{}), done: make(chan struct{}), walker: wk, started: time.Now()}
 	delay := 500 * time.Millisecond // nothing for short scans
 	if d, err := time.ParseDuration(os.Getenv("GODU_PROGRESS_AFTER")); err == nil {
 		delay = d // for tests
+	}
+	// The signals are watched before anything is drawn.
+	p.sigs = make(chan os.Signal, 4)
+	p.resize, p.ending = progressSignals()
+	if p.resize != nil {
+		signal.Notify(p.sigs, append(p.ending, p.resize)...)
 	}
 	if delay <= 0 {
 		p.draw() // at once, however short the scan (tests)
@@ -93,23 +104,72 @@ func startProgress(w io.Writer, width int, wk *walk.Walker) *progress {
 	return p
 }
 
+// run draws the line after delay, then every every, until stop. It
+// follows the window's width (SIGWINCH), and on a signal that ends godu
+// (SIGINT, SIGTERM, SIGHUP, unless ignored) erases the line, then ends by
+// it: the runtime's handler would have left the line for what the shell
+// prints next to run on from ("…/dir/filerc=124").
 func (p *progress) run(delay, every time.Duration) {
 	defer close(p.done)
-	select {
-	case <-p.stop:
-		return
-	case <-time.After(delay):
+	sigs, resize := p.sigs, p.resize
+	if resize != nil {
+		defer func() {
+			signal.Stop(sigs)
+			for { // one that came as the line ended still ends godu
+				select {
+				case sig := <-sigs:
+					if sig != resize {
+						p.endBy(sig)
+					}
+				default:
+					return
+				}
+			}
+		}()
 	}
-	t := time.NewTicker(every)
-	defer t.Stop()
+	first := time.NewTimer(delay)
+	defer first.Stop()
+	var tick <-chan time.Time
 	for {
-		p.draw()
 		select {
 		case <-p.stop:
 			return
-		case <-t.C:
+		case <-first.C:
+			t := time.NewTicker(every)
+			defer t.Stop()
+			tick = t.C
+			p.draw()
+		case <-tick:
+			p.draw()
+		case sig := <-sigs:
+			if sig == resize {
+				if width, ok := terminalWidth(p.fd); ok {
+					p.mu.Lock()
+					p.width = width
+					p.mu.Unlock()
+				}
+				continue
+			}
+			p.endBy(sig)
 		}
 	}
+}
+
+// endBy erases the line and ends godu by sig. The lock stays held:
+// nothing is drawn or written after the erase. A write of the output
+// holds it too, the line erased first (clear), and may never end (a pipe
+// nobody reads): after a moment godu ends without it.
+func (p *progress) endBy(sig os.Signal) {
+	for range 50 {
+		if p.mu.TryLock() {
+			if p.shown {
+				io.WriteString(p.w, "\r\x1b[K")
+			}
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	dieBy(sig)
 }
 
 func (p *progress) draw() {
@@ -118,9 +178,9 @@ func (p *progress) draw() {
 	el := time.Since(p.started).Seconds()
 	line := fmt.Sprintf("%s entries, %s, %s/s, %s", comma(n), iBytes(uint64(s.Blocks)*512),
 		comma(int64(float64(n)/el)), TerminalSafe(p.walker.Current()))
-	line = FitWidth(line, p.width-1)
 	p.mu.Lock()
-	if p.midLine {
+	line = FitWidth(line, p.width-1)
+	if p.midLine || !foreground(p.fd) {
 		p.mu.Unlock()
 		return
 	}

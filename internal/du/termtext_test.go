@@ -2,6 +2,7 @@ package du
 
 import (
 	"math/rand"
+	"os/exec"
 	"strings"
 	"testing"
 	"unicode"
@@ -77,5 +78,47 @@ func TestTerminalSafeProperty(t *testing.T) {
 	}
 	if got := FitWidth("中中中", 5); got != "中中" {
 		t.Errorf("FitWidth counts wide characters as one column: %q", got)
+	}
+}
+
+// TestRuneWidthUnicode: the columns FitWidth counts are East Asian
+// Width's, W and F two, combining marks none, for every code point, as
+// Python's unicodedata gives them (emoji such as U+2B50 and U+1F680
+// counted one made the progress line wrap on a terminal and leave rows
+// behind).
+func TestRuneWidthUnicode(t *testing.T) {
+	script := `
+import unicodedata, sys
+dflt = [(0x3400,0x4dbf),(0x4e00,0x9fff),(0xf900,0xfaff),(0x20000,0x2fffd),(0x30000,0x3fffd)]
+out = bytearray()
+for cp in range(0x110000):
+    c = chr(cp); cat = unicodedata.category(c)
+    if cat in ('Mn', 'Me'): w = 0
+    elif cat == 'Cn': w = 2 if any(a <= cp <= b for a, b in dflt) else 72
+    else: w = 2 if unicodedata.east_asian_width(c) in ('W', 'F') else 1
+    out.append(48 + w)
+sys.stdout.write(unicodedata.unidata_version + "\n" + out.decode())
+`
+	out, err := exec.Command("python3", "-c", script).Output()
+	if err != nil {
+		t.Skip("python3:", err)
+	}
+	version, widths, _ := strings.Cut(string(out), "\n")
+	if version != "14.0.0" {
+		t.Skipf("Python's Unicode is %s, the table's 14.0.0", version)
+	}
+	bad := 0
+	for cp, w := range []byte(widths) {
+		if cp >= 0xd800 && cp <= 0xdfff || w == 'x' {
+			continue // not characters, or not assigned in Unicode 14 (Go's tables are 15's)
+		}
+		if got := runeWidth(rune(cp)); got != int(w-'0') {
+			if bad++; bad <= 10 {
+				t.Errorf("U+%04X: width %d, unicodedata %c", cp, got, w)
+			}
+		}
+	}
+	if bad > 10 {
+		t.Errorf("%d code points in all", bad)
 	}
 }

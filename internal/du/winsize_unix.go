@@ -2,7 +2,14 @@
 
 package du
 
-import "golang.org/x/sys/unix"
+import (
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
 
 // terminalWidth reports whether fd is a terminal, and its width.
 func terminalWidth(fd int) (int, bool) {
@@ -14,4 +21,32 @@ func terminalWidth(fd int) (int, bool) {
 		return 80, true
 	}
 	return int(ws.Col), true
+}
+
+// foreground reports whether godu may draw on the terminal fd: it is in
+// the terminal's foreground process group (a background job that drew
+// would wipe the line being typed at the prompt), or fd is no terminal.
+func foreground(fd int) bool {
+	pg, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
+	return err != nil || pg == unix.Getpgrp()
+}
+
+// progressSignals are the signals the progress line watches: a change of
+// the window's size, and those that end godu by the runtime's handler
+// (unless ignored at exec), after which the line is erased first.
+func progressSignals() (resize os.Signal, ending []os.Signal) {
+	for _, s := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		if !signal.Ignored(s) {
+			ending = append(ending, s)
+		}
+	}
+	return syscall.SIGWINCH, ending
+}
+
+// dieBy ends the process by sig, as the runtime's handler would have.
+func dieBy(sig os.Signal) {
+	signal.Reset(sig)
+	syscall.Kill(os.Getpid(), sig.(syscall.Signal))
+	time.Sleep(time.Second) // the signal's delivery
+	os.Exit(128 + int(sig.(syscall.Signal)))
 }

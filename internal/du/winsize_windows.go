@@ -1,6 +1,10 @@
 package du
 
-import "golang.org/x/sys/windows"
+import (
+	"os"
+
+	"golang.org/x/sys/windows"
+)
 
 // terminalWidth reports whether standard descriptor fd is a console, and
 // its width.
@@ -29,3 +33,11 @@ func terminalWidth(fd int) (int, bool) {
 	}
 	return 80, true
 }
+
+// foreground: a console has no background jobs.
+func foreground(int) bool { return true }
+
+// progressSignals: none watched on Windows.
+func progressSignals() (os.Signal, []os.Signal) { return nil, nil }
+
+func dieBy(os.Signal) {}

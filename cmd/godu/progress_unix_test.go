@@ -1,0 +1,97 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestNoProgressIntoPipe: with stderr on a terminal and stdout a pipe,
+// the program reading the pipe may write to the same terminal (godu -a |
+// cat, | grep, | less), and the progress line cut its lines: the line is
+// drawn only with --progress then. (It was drawn, and a run of godu -a |
+// cat on 316,000 entries glued 1-12 of cat's lines to it.)
+func TestNoProgressIntoPipe(t *testing.T) {
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("script(1) is not installed")
+	}
+	root := bigTree(t)
+	for _, c := range []struct {
+		cmd      string
+		progress bool
+	}{
+		{godu + " -a -j 1 big | cat", false},
+		{godu + " -s -j 1 big | cat", false},
+		{godu + " -a -j 1 --progress big | cat", true},
+		{godu + " -s -j 1 big > out", true},
+		{godu + " -s -j 1 big", true},
+	} {
+		cmd := exec.Command("timeout", "60", "script", "-qfec", c.cmd, "/dev/null")
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "GODU_PROGRESS_AFTER=0s", "GODU_PROGRESS_EVERY=1ms", "GORACE=atexit_sleep_ms=0", "LC_ALL=C")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s: %v", c.cmd, err)
+		}
+		if got := bytes.Contains(out, []byte(" entries, ")); got != c.progress {
+			t.Errorf("%s: progress line %v, want %v: %q", c.cmd, got, c.progress, out[:min(len(out), 300)])
+		}
+	}
+}
+
+// TestProgressErasedOnSignal: SIGINT, SIGTERM and SIGHUP end godu by the
+// signal, as they end du, and the progress line is erased first (the
+// runtime's handler left it, and the shell's next output ran on from it).
+func TestProgressErasedOnSignal(t *testing.T) {
+	root := bigTree(t)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		cmd := exec.Command(godu, "-s", "-j", "1", "--progress", "big")
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "GODU_PROGRESS_AFTER=0s", "GODU_PROGRESS_EVERY=1ms", "GORACE=atexit_sleep_ms=0", "LC_ALL=C")
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		var got []byte
+		buf := make([]byte, 4096)
+		for !bytes.Contains(got, []byte(" entries, ")) { // drawn: the walk runs
+			n, err := stderr.Read(buf)
+			got = append(got, buf[:n]...)
+			if err != nil {
+				t.Fatalf("%v before a progress line: %q", err, got)
+			}
+		}
+		cmd.Process.Signal(sig)
+		rest, _ := io.ReadAll(stderr)
+		got = append(got, rest...)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("%v: godu did not end", sig)
+		}
+		ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
+		if !ws.Signaled() || ws.Signal() != sig {
+			if ws.Exited() && ws.ExitStatus() == 0 && strings.Contains(string(got), "\tbig") {
+				t.Logf("%v: the walk was over first", sig)
+				continue
+			}
+			t.Errorf("%v: ended %v, want by the signal", sig, ws)
+		}
+		if !bytes.HasSuffix(got, []byte("\r\x1b[K")) {
+			t.Errorf("%v: stderr ends %q, not erased", sig, got[max(0, len(got)-80):])
+		}
+	}
+}
