@@ -95,3 +95,46 @@ func TestProgressErasedOnSignal(t *testing.T) {
 		}
 	}
 }
+
+// TestSignalEndsWhileLineHeld: a signal that ends godu ends it while the
+// progress line's lock is held for long, by the --files0-from loop
+// waiting for the next name, and after SIGWINCHes queued first (the
+// signals shared one channel with the draws, and a blocked draw, or a
+// full channel, kept godu alive until its input ended).
+func TestSignalEndsWhileLineHeld(t *testing.T) {
+	root := t.TempDir()
+	for _, c := range []struct {
+		sig    syscall.Signal
+		winchs int
+	}{{syscall.SIGINT, 0}, {syscall.SIGTERM, 6}, {syscall.SIGHUP, 2}} {
+		cmd := exec.Command(godu, "--progress", "-s", "--files0-from=-")
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "GODU_PROGRESS_AFTER=0s", "GODU_PROGRESS_EVERY=1ms", "GORACE=atexit_sleep_ms=0", "LC_ALL=C")
+		in, err := cmd.StdinPipe() // kept open: godu waits for a name
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer in.Close()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond)
+		for range c.winchs {
+			cmd.Process.Signal(syscall.SIGWINCH)
+			time.Sleep(10 * time.Millisecond)
+		}
+		cmd.Process.Signal(c.sig)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			cmd.Process.Kill()
+			<-done
+			t.Fatalf("%v after %d SIGWINCH: godu still ran 20 s later", c.sig, c.winchs)
+		}
+		if ws := cmd.ProcessState.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != c.sig {
+			t.Errorf("%v: ended %v, want by the signal", c.sig, ws)
+		}
+	}
+}

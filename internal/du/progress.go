@@ -76,9 +76,9 @@ type progress struct {
 	done    chan struct{}
 	walker  *walk.Walker
 	started time.Time
-	sigs    chan os.Signal // resize, and those of ending
-	resize  os.Signal      // nil: none watched
-	ending  []os.Signal
+	resizes chan os.Signal // SIGWINCH (nil where not watched)
+	endings chan os.Signal // the signals that end godu (watchEnd)
+	ended   chan struct{}  // watchEnd is over
 }
 
 func startProgress(w io.Writer, fd, width int, wk *walk.Walker) *progress {
@@ -87,12 +87,18 @@ func startProgress(w io.Writer, fd, width int, wk *walk.Walker) *progress {
 	if d, err := time.ParseDuration(os.Getenv("GODU_PROGRESS_AFTER")); err == nil {
 		delay = d // for tests
 	}
-	// The signals are watched before anything is drawn.
-	p.sigs = make(chan os.Signal, 4)
-	p.resize, p.ending = progressSignals()
-	if p.resize != nil {
-		signal.Notify(p.sigs, append(p.ending, p.resize)...)
+	// The signals are watched before anything is drawn, each kind on a
+	// channel of its own (resizes never crowd out an ending signal).
+	p.ended = make(chan struct{})
+	if resize, ending := progressSignals(); resize != nil {
+		p.resizes = make(chan os.Signal, 1)
+		signal.Notify(p.resizes, resize)
+		if len(ending) > 0 {
+			p.endings = make(chan os.Signal, 1)
+			signal.Notify(p.endings, ending...)
+		}
 	}
+	go p.watchEnd()
 	if delay <= 0 {
 		p.draw() // at once, however short the scan (tests)
 	}
@@ -104,28 +110,12 @@ func startProgress(w io.Writer, fd, width int, wk *walk.Walker) *progress {
 	return p
 }
 
-// run draws the line after delay, then every every, until stop. It
-// follows the window's width (SIGWINCH), and on a signal that ends godu
-// (SIGINT, SIGTERM, SIGHUP, unless ignored) erases the line, then ends by
-// it: the runtime's handler would have left the line for what the shell
-// prints next to run on from ("…/dir/filerc=124").
+// run draws the line after delay, then every every, until stop, and
+// follows the window's width (SIGWINCH).
 func (p *progress) run(delay, every time.Duration) {
 	defer close(p.done)
-	sigs, resize := p.sigs, p.resize
-	if resize != nil {
-		defer func() {
-			signal.Stop(sigs)
-			for { // one that came as the line ended still ends godu
-				select {
-				case sig := <-sigs:
-					if sig != resize {
-						p.endBy(sig)
-					}
-				default:
-					return
-				}
-			}
-		}()
+	if p.resizes != nil {
+		defer signal.Stop(p.resizes)
 	}
 	first := time.NewTimer(delay)
 	defer first.Stop()
@@ -141,24 +131,46 @@ func (p *progress) run(delay, every time.Duration) {
 			p.draw()
 		case <-tick:
 			p.draw()
-		case sig := <-sigs:
-			if sig == resize {
-				if width, ok := terminalWidth(p.fd); ok {
-					p.mu.Lock()
-					p.width = width
-					p.mu.Unlock()
-				}
-				continue
+		case <-p.resizes:
+			if width, ok := terminalWidth(p.fd); ok {
+				p.mu.Lock()
+				p.width = width
+				p.mu.Unlock()
 			}
-			p.endBy(sig)
 		}
+	}
+}
+
+// watchEnd waits, until stop, for a signal that ends godu (SIGINT,
+// SIGTERM, SIGHUP, unless ignored at exec), then erases the line and
+// ends godu by it: the runtime's handler would have left the line for
+// what the shell prints next to run on from ("…/dir/filerc=124"). It is
+// a goroutine of its own that never waits on the line's lock, which a
+// write of the output holds for as long as the write blocks, and the
+// --files0-from loop while it waits for the next name.
+func (p *progress) watchEnd() {
+	defer close(p.ended)
+	if p.endings == nil {
+		return
+	}
+	select {
+	case sig := <-p.endings:
+		p.endBy(sig)
+	case <-p.stop:
+	}
+	signal.Stop(p.endings)
+	select { // one that came as the line ended still ends godu
+	case sig := <-p.endings:
+		p.endBy(sig)
+	default:
 	}
 }
 
 // endBy erases the line and ends godu by sig. The lock stays held:
 // nothing is drawn or written after the erase. A write of the output
-// holds it too, the line erased first (clear), and may never end (a pipe
-// nobody reads): after a moment godu ends without it.
+// holds it too (the line erased first, by clear), as does a draw, and
+// either may never end (a pipe nobody reads): after a moment godu ends
+// without taking it.
 func (p *progress) endBy(sig os.Signal) {
 	for range 50 {
 		if p.mu.TryLock() {
@@ -215,6 +227,7 @@ func (p *progress) end() {
 	}
 	close(p.stop)
 	<-p.done
+	<-p.ended
 	p.clear()
 	p.release()
 }

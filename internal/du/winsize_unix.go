@@ -27,8 +27,8 @@ func terminalWidth(fd int) (int, bool) {
 // the terminal's foreground process group (a background job that drew
 // would wipe the line being typed at the prompt), or fd is no terminal.
 func foreground(fd int) bool {
-	pg, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
-	return err != nil || pg == unix.Getpgrp()
+	pg, err := terminalGroup(fd)
+	return err != nil || pg == processGroup()
 }
 
 // progressSignals are the signals the progress line watches: a change of

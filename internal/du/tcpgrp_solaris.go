@@ -1,0 +1,15 @@
+//go:build solaris || illumos
+
+package du
+
+import "golang.org/x/sys/unix"
+
+// terminalGroup is the foreground process group of the terminal fd.
+func terminalGroup(fd int) (int, error) {
+	return unix.IoctlGetInt(fd, unix.TIOCGPGRP)
+}
+
+func processGroup() int {
+	pg, _ := unix.Getpgrp()
+	return pg
+}
