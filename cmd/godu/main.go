@@ -14,7 +14,6 @@ import (
 	"os"
 	"runtime"
 	"syscall"
-	"time"
 
 	"github.com/godu-sh/godu/internal/bulk"
 	"github.com/godu-sh/godu/internal/du"
@@ -38,7 +37,7 @@ func init() {
 			os.Args[0], du.ErrorText(syscall.EMFILE))
 		os.Exit(1)
 	}
-	time.AfterFunc(time.Hour, func() {}).Stop()
+	walk.StartPoller()
 }
 
 // failing is a standard stream that was closed when godu started: every

@@ -74,12 +74,7 @@ func TestProgressErasedOnSignal(t *testing.T) {
 		cmd.Process.Signal(sig)
 		rest, _ := io.ReadAll(stderr)
 		got = append(got, rest...)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
+		if !waitAtMost(cmd, 30*time.Second) {
 			t.Fatalf("%v: godu did not end", sig)
 		}
 		ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
@@ -124,17 +119,26 @@ func TestSignalEndsWhileLineHeld(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 		cmd.Process.Signal(c.sig)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			cmd.Process.Kill()
-			<-done
+		if !waitAtMost(cmd, 20*time.Second) {
 			t.Fatalf("%v after %d SIGWINCH: godu still ran 20 s later", c.sig, c.winchs)
 		}
 		if ws := cmd.ProcessState.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != c.sig {
 			t.Errorf("%v: ended %v, want by the signal", c.sig, ws)
 		}
+	}
+}
+
+// waitAtMost waits for cmd to end, for at most d, and reports whether it
+// did; if not, it kills cmd and waits for that.
+func waitAtMost(cmd *exec.Cmd, d time.Duration) bool {
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		cmd.Process.Kill()
+		<-done
+		return false
 	}
 }

@@ -83,12 +83,8 @@ func (s *ncduSink) noRoot(path string, excluded bool) {
 		return
 	}
 	s.rooted = true
-	name := path
-	if abs, err := filepath.Abs(path); err == nil {
-		name = abs
-	}
 	b := append(s.buf[:0], ",\n[{\"name\":"...)
-	b = appendNcduString(b, name)
+	b = appendNcduString(b, rootName(path))
 	if excluded {
 		b = append(b, `,"excluded":"pattern"}]`...)
 	} else {
@@ -96,6 +92,15 @@ func (s *ncduSink) noRoot(path string, excluded bool) {
 	}
 	s.out.Write(b)
 	s.buf = b
+}
+
+// rootName is the operand's name in the export: its absolute path, as
+// ncdu writes it.
+func rootName(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
 }
 
 func (s *ncduSink) end() {
@@ -107,9 +112,7 @@ func (s *ncduSink) appendItem(b []byte, path string, n *walk.Node) []byte {
 	name := n.Name
 	root := len(s.devs) == 0
 	if root {
-		if abs, err := filepath.Abs(path); err == nil {
-			name = abs
-		}
+		name = rootName(path)
 	}
 	b = append(b, `{"name":`...)
 	b = appendNcduString(b, name)

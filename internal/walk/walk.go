@@ -183,19 +183,21 @@ func New(opts Options) *Walker {
 	}
 	w := &Walker{opts: opts, set: inodeset.New(shards)}
 	w.checkAll.Store(w.ordered() || opts.HashAll && opts.CheckFiles)
-	pollerOnce.Do(startPoller)
+	StartPoller()
 	return w
 }
 
-// pollerOnce starts the runtime's poller before any walk: it takes two
+// StartPoller starts the runtime's poller, once: it takes two
 // descriptors (epoll, eventfd) the first time a timer is set, the
 // garbage collector's own included, and the runtime dies ("netpollinit
 // failed") when it cannot have them. A walk may hold every descriptor
-// the process has left (it waits and reopens when short), so they are
-// taken now, while they are to be had.
-var pollerOnce sync.Once
+// the process has left (it waits and reopens when short), so New takes
+// them first, while they are to be had; the command, at start.
+func StartPoller() {
+	pollerOnce.Do(func() { time.AfterFunc(time.Hour, func() {}).Stop() })
+}
 
-func startPoller() { time.AfterFunc(time.Hour, func() {}).Stop() }
+var pollerOnce sync.Once
 
 // Walk walks the tree at path and returns its root Node, or nil when the
 // operand could not be examined or had been counted already (HashAll).
