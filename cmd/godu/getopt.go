@@ -48,7 +48,7 @@ type event struct {
 // resolves them (its ambiguities and messages included), and only a name
 // du does not know at all is looked up among godu's own.
 func getopt(table []option, args []string) (events []event, operands []string) {
-	requireOrder := os.Getenv("POSIXLY_CORRECT") != ""
+	_, requireOrder := os.LookupEnv("POSIXLY_CORRECT") // set, even empty
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {

@@ -118,7 +118,7 @@ func sameRunIn(t *testing.T, root string, env []string, stdin string, args []str
 // TestGeneratedOptionSyntax: random command lines of du's options, long
 // names abbreviated at random, clusters, values given to options without
 // arguments, unknown options, "--", "-", operands named like commands,
-// with and without POSIXLY_CORRECT.
+// with and without POSIXLY_CORRECT (set to a value or empty).
 func TestGeneratedOptionSyntax(t *testing.T) {
 	needDu(t)
 	root := grammarTree(t)
@@ -146,7 +146,8 @@ func TestGeneratedOptionSyntax(t *testing.T) {
 		}
 		var env []string
 		if r.Intn(4) == 0 {
-			env = []string{"POSIXLY_CORRECT=1"}
+			// Set is what counts, to getopt as to du: empty too.
+			env = []string{"POSIXLY_CORRECT=" + []string{"1", ""}[r.Intn(2)]}
 		}
 		if helpOrVersion(args) {
 			continue
@@ -303,6 +304,9 @@ func TestGeneratedExclusion(t *testing.T) {
 	excluding := 0
 	for i := 0; i < 250; i++ {
 		env := []string{"LC_ALL=" + []string{"C", "C.UTF-8"}[r.Intn(2)]}
+		if r.Intn(4) == 0 { // '^' is then no negation, even set empty
+			env = append(env, "POSIXLY_CORRECT="+[]string{"1", ""}[r.Intn(2)])
+		}
 		args := []string{"-a"}
 		stdin := ""
 		for n := 1 + r.Intn(2); n > 0; n-- {

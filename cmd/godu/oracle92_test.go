@@ -37,7 +37,7 @@ func asDu92(args, env []string) (old []string, fix func(string) string) {
 
 // threshold92 is asDu92 whatever the local du.
 func threshold92(args, env []string) (old []string, fix func(string) string) {
-	posix := os.Getenv("POSIXLY_CORRECT") != ""
+	_, posix := os.LookupEnv("POSIXLY_CORRECT")
 	for _, e := range env {
 		if k, _, _ := strings.Cut(e, "="); k == "POSIXLY_CORRECT" {
 			posix = true

@@ -378,9 +378,12 @@ func glibcNext(s string, i int) (r rune, size int, ok bool) {
 	return cp, n, true
 }
 
-// posixlyCorrect: POSIXLY_CORRECT is set to a value (then '^' does not
+// posixlyCorrect: POSIXLY_CORRECT is set, even empty (then '^' does not
 // negate a bracket), read once.
-var posixlyCorrect = sync.OnceValue(func() bool { return os.Getenv("POSIXLY_CORRECT") != "" })
+var posixlyCorrect = sync.OnceValue(func() bool {
+	_, set := os.LookupEnv("POSIXLY_CORRECT")
+	return set
+})
 
 // appendBytes appends s's bytes, each a unit, to dst.
 func appendBytes(dst []rune, s string) []rune {
