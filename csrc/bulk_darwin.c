@@ -149,7 +149,7 @@ static int godu_read_fallback(godu_ctl *c, godu_rec *recs, char *names)
 		errno = 0;
 		struct dirent *e = readdir(d);
 		if (!e) {
-			if (errno) {
+			if (errno && errno != ENOENT) { /* ENOENT: removed while open, its end */
 				c->err = errno;
 				return -1;
 			}
@@ -224,6 +224,10 @@ GODU_FN int godu_read(godu_ctl *c, int parentfd, const char *name, godu_rec *rec
 					 * on its own, as du reports them. */
 					c->flags |= GODU_FALLBACK;
 					return godu_read_fallback(c, recs, names);
+				}
+				if (errno == ENOENT) { /* removed while open: its end, as readdir has it */
+					c->eof = 1;
+					return 0;
 				}
 				c->err = errno;
 				c->eof = 1;

@@ -174,13 +174,17 @@ static void godu_examine(int dirfd, const char *name, uint32_t flags, godu_rec *
 	}
 }
 
-/* godu_getdents is getdents64, again after EINTR. */
+/* godu_getdents is getdents64, again after EINTR. A directory removed
+ * while open fails with ENOENT: its end, as the C library's readdir (and
+ * so du) takes it. */
 static long godu_getdents(int fd, char *buf, uint32_t cap)
 {
 	long n;
 	do
 		n = syscall(SYS_getdents64, fd, buf, cap);
 	while (n < 0 && errno == EINTR);
+	if (n < 0 && errno == ENOENT)
+		return 0;
 	return n;
 }
 

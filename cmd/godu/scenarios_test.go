@@ -253,6 +253,33 @@ func TestMutation(t *testing.T) {
 	t.Logf("%d walks of a changing tree", runs)
 }
 
+// TestRemovedDirectory: a directory removed while it is open lists as
+// empty: getdents64 then fails with ENOENT, which the C library's readdir
+// takes for the end of the directory, and du with it. The current
+// directory removed under the command is the case that can be set up at
+// will; a directory removed between its opening and its listing in a
+// tree that changes is the same to the reader.
+func TestRemovedDirectory(t *testing.T) {
+	needDu(t)
+	root := t.TempDir()
+	for _, args := range [][]string{nil, {"-s", "."}, {"-S", "."}, {"--inodes", "-a", "."}, {"-a", "--time", "."}, {"-sL", "/proc/self/cwd"}, {"-c", ".", "."}} {
+		var res [2]testtree.Result
+		for i, prog := range []string{"du", godu} {
+			d := filepath.Join(root, "gone")
+			if err := os.Mkdir(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			script := `cd "$1" && rmdir "$1" && shift && exec "$@"`
+			res[i] = testtree.Run(t, root, nil, "sh", append([]string{"-c", script, "sh", d, prog}, args...)...)
+		}
+		res[1].Stderr = strings.ReplaceAll(res[1].Stderr, godu+": ", "du: ")
+		if res[0].Stdout != res[1].Stdout || res[0].Stderr != res[1].Stderr || res[0].Code != res[1].Code {
+			t.Errorf("%q in a removed directory:\n got %q %q %d\nwant %q %q %d", args,
+				res[1].Stdout, res[1].Stderr, res[1].Code, res[0].Stdout, res[0].Stderr, res[0].Code)
+		}
+	}
+}
+
 // TestInterrupt: SIGINT during a long walk ends godu at once, killed by
 // the signal, as du is.
 func TestInterrupt(t *testing.T) {

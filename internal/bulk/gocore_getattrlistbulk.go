@@ -156,6 +156,10 @@ func coreRead(c *ctl, parent int, name *byte, r *Reader) {
 					readFallback(c, r)
 					return
 				}
+				if e == unix.ENOENT { // removed while open: its end, as readdir has it
+					c.eof = 1
+					return
+				}
 				c.err, c.eof = int32(e), 1
 				return
 			}
@@ -191,6 +195,9 @@ func readFallback(c *ctl, r *Reader) {
 				return
 			}
 			n, err := readDirent(int(c.fd), r.dbuf[:c.dbufCap])
+			if err == unix.ENOENT { // removed while open: its end
+				n, err = 0, nil
+			}
 			if err != nil {
 				c.err, c.eof = int32(err.(syscall.Errno)), 1
 				return

@@ -101,10 +101,14 @@ func goStatOne(dirfd int, name *byte, mode Mode, rec *Record) syscall.Errno {
 	return statOne(dirfd, name, uint32(mode), rec)
 }
 
-// getdents is getdents64, again after EINTR.
+// getdents is getdents64, again after EINTR; ENOENT, from a directory
+// removed while open, is its end (godu_getdents).
 func getdents(fd int, buf []byte) (int, error) {
 	for {
 		n, err := unix.Getdents(fd, buf)
+		if err == unix.ENOENT {
+			return 0, nil
+		}
 		if err != unix.EINTR {
 			return n, err
 		}

@@ -87,10 +87,15 @@ func portExamine(dirfd int, name string, flags uint32, r *Record) {
 	}
 }
 
-// readDirent is ReadDirent, again after EINTR.
+// readDirent is ReadDirent, again after EINTR; ENOENT, from a directory
+// removed while open (Linux), is its end, as the C library's readdir has
+// it.
 func readDirent(fd int, buf []byte) (int, error) {
 	for {
 		n, err := unix.ReadDirent(fd, buf)
+		if err == unix.ENOENT {
+			return 0, nil
+		}
 		if err != unix.EINTR {
 			return n, err
 		}
