@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -121,3 +122,51 @@ func TestChainScarceOpensOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestNoDescriptorForAnyOperand: under a limit that leaves the walk no
+// descriptor at all (ulimit -n 5: 0, 1, 2 and the runtime's two; 6 with
+// --files0-from's list open), no operand can be opened, and nothing of
+// the walk holds one that waiting would free: each operand is reported
+// as out of descriptors, as du reports a directory it cannot open, and
+// soon. Waiting a second for each (the walk's patience where other
+// workers may close some) made 1,640 operands run for more than 300 s.
+// Counted by GODU_SCARCITY_STATS: the pauses of the whole run, against
+// one operand's few tries.
+func TestNoDescriptorForAnyOperand(t *testing.T) {
+	dir := t.TempDir()
+	var ops []string
+	for i := range 6 {
+		op := fmt.Sprintf("d%d", i)
+		testtree.Build(t, dir, map[string]string{op + "/f": "file:10"})
+		ops = append(ops, op)
+	}
+	os.WriteFile(filepath.Join(dir, "list"), []byte(strings.Join(ops, "\x00")+"\x00"), 0o644)
+	for _, c := range []struct {
+		limit int
+		args  []string
+	}{{5, ops}, {6, []string{"--files0-from=list"}}} {
+		cmd := exec.Command("bash", append([]string{"-c", "ulimit -n " + strconv.Itoa(c.limit) + `; exec -a du "$0" "$@"`, godu}, c.args...)...)
+		cmd.Dir = dir
+		// The counts to stderr: no descriptor is left to open a file.
+		cmd.Env = append(os.Environ(), "LC_ALL=C", "GORACE=atexit_sleep_ms=0", "GODU_SCARCITY_STATS=-")
+		got := runCaptured(t, cmd)
+		if got.Code != 1 || strings.Count(got.Stderr, "Too many open files") != len(ops) || strings.Contains(got.Stderr, "runtime") {
+			t.Errorf("ulimit -n %d, %q: %+v", c.limit, c.args, got)
+		}
+		pauses := -1
+		for _, line := range strings.Split(got.Stderr, "\n") {
+			if v, ok := strings.CutPrefix(line, "pauses "); ok {
+				pauses, _ = strconv.Atoi(v)
+			}
+		}
+		if pauses < 0 {
+			t.Fatalf("ulimit -n %d, %q: no counts on stderr: %q", c.limit, c.args, got.Stderr)
+		}
+		if pauses > fewTriesForTest {
+			t.Errorf("ulimit -n %d, %q: %d waits for a descriptor where none could come, for %d operands", c.limit, c.args, pauses, len(ops))
+		}
+	}
+}
+
+// fewTriesForTest is walk's fewTries: what one operand may wait.
+const fewTriesForTest = 16

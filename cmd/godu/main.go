@@ -59,8 +59,11 @@ func main() {
 		stdin = failing{syscall.EBADF}
 	}
 	code := run(os.Args[1:], stdout, os.Stderr)
-	if p := os.Getenv("GODU_SCARCITY_STATS"); p != "" {
-		// For tests: how the walks went around a shortage of descriptors.
+	if p := os.Getenv("GODU_SCARCITY_STATS"); p == "-" {
+		// For tests: how the walks went around a shortage of descriptors,
+		// to a file, or to stderr where none can be opened.
+		io.WriteString(os.Stderr, walk.ScarcityStats())
+	} else if p != "" {
 		os.WriteFile(p, []byte(walk.ScarcityStats()), 0o600)
 	}
 	os.Exit(code)

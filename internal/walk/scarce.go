@@ -11,21 +11,34 @@ import "github.com/godu-sh/godu/internal/sys"
 // to each. open is told how many times it waited, to try other ways after
 // a few (visit opens a directory by its path then). It returns open's
 // last error.
+//
+// An operand is opened before anything else of its walk: no descriptor
+// of the walk's is open to shed or to wait for, and only the rest of the
+// process could close one. It gets fewTries, and none once the Walker
+// found itself hopeless (under ulimit -n 5 the runtime's two descriptors
+// leave none: each of 1,640 operands waited a second).
 func (sc *scan) openScarce(d *dir, open func(waits int) (opened bool, err error)) error {
 	scarce := false
+	hopeless := &sc.w.hopeless
 	tries := scarceTries
-	if sc.hopeless.Load() {
+	switch {
+	case d.parent == nil && hopeless.Load():
+		tries = 0
+	case d.parent == nil, hopeless.Load():
 		tries = fewTries
 	}
 	var err error
 	for waits := 0; ; waits++ {
 		var opened bool
 		opened, err = open(waits)
+		if opened && d.parent == nil && hopeless.Load() {
+			hopeless.Store(false) // descriptors to be had again
+		}
 		if !tooManyFiles(err) || opened {
 			break
 		}
 		if waits == tries {
-			sc.hopeless.Store(true)
+			hopeless.Store(true)
 			break
 		}
 		if !scarce {
@@ -34,6 +47,7 @@ func (sc *scan) openScarce(d *dir, open func(waits int) (opened bool, err error)
 			scarce = true
 		}
 		sc.shed()
+		scarcity.pauses.Add(1)
 		pause()
 	}
 	if scarce {

@@ -14,12 +14,13 @@ var scarcity struct {
 	beneath  atomic.Int64 // openat2 calls beneath an open ancestor (reopenBeneath)
 	walkDown atomic.Int64 // reopens that went down level by level from an ancestor
 	byPath   atomic.Int64 // opens by the path from the operand (openBeneath)
+	pauses   atomic.Int64 // waits for a descriptor (openScarce)
 }
 
 // ScarcityStats returns the counts of this process's walks so far, one
 // "name value" pair each.
 func ScarcityStats() string {
-	return fmt.Sprintf("shed %d\nreopened %d\nbeneath %d\nwalkdown %d\nbypath %d\n",
+	return fmt.Sprintf("shed %d\nreopened %d\nbeneath %d\nwalkdown %d\nbypath %d\npauses %d\n",
 		scarcity.shed.Load(), scarcity.reopened.Load(), scarcity.beneath.Load(),
-		scarcity.walkDown.Load(), scarcity.byPath.Load())
+		scarcity.walkDown.Load(), scarcity.byPath.Load(), scarcity.pauses.Load())
 }

@@ -161,6 +161,12 @@ type Walker struct {
 	// (a file operand under HashAll): from then on every file must be
 	// looked up, so no file may be folded.
 	checkAll atomic.Bool
+	// hopeless: a directory could not be opened for want of descriptors
+	// in all its tries (openScarce); later ones, in this walk and the
+	// Walker's next, get fewer, so that a process starved of descriptors
+	// ends with du's message instead of pausing a second for each
+	// directory or operand. An operand opened clears it.
+	hopeless atomic.Bool
 }
 
 // ordered reports whether a file or directory may be reached by paths
