@@ -10,14 +10,16 @@ import (
 // TuneProcess makes the process-wide settings the godu command wants and a
 // library must not make on import: one P more than the runtime would
 // have, added once a walk runs two workers or more (SpareP; see CPUs);
-// with the cgo core, glibc's single malloc arena on Linux, and on macOS
-// no download of dataless (cloud-evicted) files. Call it early; calls
+// on Linux, SCHED_BATCH for its threads (schedBatch); with the cgo core,
+// glibc's single malloc arena on Linux, and on macOS no download of
+// dataless (cloud-evicted) files. Call it early; calls
 // after the first change nothing more.
 func TuneProcess() {
 	tuneOnce.Do(func() {
 		if os.Getenv("GOMAXPROCS") == "" { // the user's choice stands
 			tunedCPUs.Store(int32(runtime.GOMAXPROCS(0)))
 		}
+		schedBatch()
 	})
 	tuneProcess()
 }

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestSchedBatch: started under the default policy, every thread of godu
+// runs under SCHED_BATCH, its nice value kept (bulk.TuneProcess); started
+// under another policy (here SCHED_IDLE, which needs no privilege), it
+// keeps that one. Read from /proc while godu, its first operand walked,
+// waits for the next name of --files0-from.
+func TestSchedBatch(t *testing.T) {
+	root := t.TempDir()
+	for i := range 50 {
+		os.MkdirAll(filepath.Join(root, "d", strconv.Itoa(i), "e"), 0o755)
+	}
+	const batch, idle = 3, 5
+	for _, c := range []struct {
+		argv   []string
+		policy int
+		nice   string
+	}{
+		{[]string{godu}, batch, "0"},
+		{[]string{"nice", "-n", "3", godu}, batch, "3"},
+		{[]string{"chrt", "-i", "0", godu}, idle, "0"},
+	} {
+		if _, err := exec.LookPath(c.argv[0]); err != nil && c.argv[0] != godu {
+			t.Logf("%s: %v", c.argv[0], err)
+			continue
+		}
+		cmd := exec.Command(c.argv[0], append(c.argv[1:], "-s", "--files0-from=-")...)
+		cmd.Dir = root
+		in, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		in.Write([]byte("d\x00"))
+		line, err := bufio.NewReader(out).ReadString('\n')
+		if err != nil || !strings.HasSuffix(line, "\td\n") {
+			t.Fatalf("%q: %q, %v", c.argv, line, err)
+		}
+		tasks, err := os.ReadDir("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/task")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, task := range tasks {
+			b, err := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/task/" + task.Name() + "/stat")
+			if err != nil {
+				continue // ended meanwhile
+			}
+			// Fields after the name: state is field 3, nice 19, policy 41.
+			f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+			if policy, _ := strconv.Atoi(f[41-3]); policy != c.policy || f[19-3] != c.nice {
+				t.Errorf("%q: thread %s has policy %d and nice %s, want %d and %s", c.argv, task.Name(), policy, f[19-3], c.policy, c.nice)
+			}
+		}
+		if len(tasks) < 2 {
+			t.Errorf("%q: %d threads", c.argv, len(tasks))
+		}
+		in.Close()
+		if !waitAtMost(cmd, 20*time.Second) {
+			t.Errorf("%q: godu did not end with its input", c.argv)
+		}
+	}
+}

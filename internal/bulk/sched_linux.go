@@ -1,0 +1,43 @@
+package bulk
+
+import (
+	"os"
+	"strconv"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// schedBatch moves every thread of the process from the system's default
+// policy (SCHED_OTHER) to SCHED_BATCH, its variant for work no one waits
+// on from moment to moment: the same share of the CPUs, the same nice
+// value, but a thread that wakes does not preempt the one running. The
+// threads the runtime starts later inherit it from the thread that starts
+// them. A process started under another policy (chrt) keeps it.
+//
+// A walk's workers are threads in long calls into the core; the runtime's
+// monitor (sysmon) wakes every 20 µs to 10 ms beside them, and its idle
+// threads wake to look for work whenever a goroutine is made ready. Under
+// SCHED_OTHER each of those wake-ups took a worker's CPU from it: on a
+// random tree of 4,841 entries in small directories, 161 context switches
+// in 17 ms, the monitor running every 100 µs on the CPU of a worker it
+// then preempted (perf sched). Under SCHED_BATCH a thread that wakes runs
+// on an idle CPU, or waits for the running one's slice to end: the walk
+// 4–13 % faster on most trees, somewhat slower beside CPU-bound
+// processes (README, Threads that wake do not preempt the walk).
+func schedBatch() {
+	policy, _, errno := unix.RawSyscall(unix.SYS_SCHED_GETSCHEDULER, 0, 0, 0)
+	if errno != 0 || policy != unix.SCHED_NORMAL {
+		return
+	}
+	ents, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return
+	}
+	var param [4]int32 // struct sched_param: its priority, 0 for SCHED_BATCH
+	for _, e := range ents {
+		if tid, err := strconv.Atoi(e.Name()); err == nil {
+			unix.RawSyscall(unix.SYS_SCHED_SETSCHEDULER, uintptr(tid), unix.SCHED_BATCH, uintptr(unsafe.Pointer(&param[0])))
+		}
+	}
+}
