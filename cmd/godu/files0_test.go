@@ -113,21 +113,11 @@ func TestFiles0FromWaitsQuietly(t *testing.T) {
 	cmd := exec.Command(godu, "--progress", "--files0-from=-", "-s")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "GORACE=atexit_sleep_ms=0", "GODU_PROGRESS_AFTER=0", "GODU_PROGRESS_EVERY=2ms")
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	in, out := startPiped(t, cmd)
 	in.Write([]byte("t/files\x00"))
-	line, err := bufio.NewReader(out).ReadString('\n')
+	line, err := out.ReadString('\n')
 	if err != nil || !strings.HasSuffix(line, "\tt/files\n") {
 		t.Fatalf("first line %q, %v", line, err)
 	}
@@ -139,4 +129,22 @@ func TestFiles0FromWaitsQuietly(t *testing.T) {
 	if n := strings.Count(stderr.String(), "entries,"); n > 20 {
 		t.Errorf("%d progress lines drawn, most while waiting for input: %q", n, stderr.String())
 	}
+}
+
+// startPiped starts cmd with pipes to its standard input and from its
+// standard output.
+func startPiped(t *testing.T, cmd *exec.Cmd) (in io.WriteCloser, out *bufio.Reader) {
+	t.Helper()
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return in, bufio.NewReader(o)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,19 +36,9 @@ func TestSchedBatch(t *testing.T) {
 		}
 		cmd := exec.Command(c.argv[0], append(c.argv[1:], "-s", "--files0-from=-")...)
 		cmd.Dir = root
-		in, err := cmd.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		in, out := startPiped(t, cmd)
 		in.Write([]byte("d\x00"))
-		line, err := bufio.NewReader(out).ReadString('\n')
+		line, err := out.ReadString('\n')
 		if err != nil || !strings.HasSuffix(line, "\td\n") {
 			t.Fatalf("%q: %q, %v", c.argv, line, err)
 		}
