@@ -225,7 +225,9 @@ GODU_FN int godu_read(godu_ctl *c, int parentfd, const char *name, godu_rec *rec
 					c->flags |= GODU_FALLBACK;
 					return godu_read_fallback(c, recs, names);
 				}
-				if (errno == ENOENT) { /* removed while open: its end, as readdir has it */
+				struct stat gone;
+				if (errno == ENOENT && fstat(c->fd, &gone) == 0 && gone.st_nlink == 0) {
+					/* Removed while open: its end, as readdir has it. */
 					c->eof = 1;
 					return 0;
 				}

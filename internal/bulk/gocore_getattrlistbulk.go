@@ -156,8 +156,9 @@ func coreRead(c *ctl, parent int, name *byte, r *Reader) {
 					readFallback(c, r)
 					return
 				}
-				if e == unix.ENOENT { // removed while open: its end, as readdir has it
-					c.eof = 1
+				var st statT
+				if e == unix.ENOENT && fstat(int(c.fd), &st) == nil && st.Nlink == 0 {
+					c.eof = 1 // removed while open: its end, as readdir has it
 					return
 				}
 				c.err, c.eof = int32(e), 1

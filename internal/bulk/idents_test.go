@@ -39,3 +39,12 @@ func TestIdents(t *testing.T) {
 		t.Fatal("Clear left keys")
 	}
 }
+
+// keepSched keeps TuneProcess, for the rest of t, from switching the
+// test binary's threads to SCHED_BATCH, which would outlast the test.
+func keepSched(t *testing.T) {
+	t.Helper()
+	saved := setSched
+	setSched = func() {}
+	t.Cleanup(func() { setSched = saved })
+}

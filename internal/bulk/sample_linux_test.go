@@ -120,6 +120,7 @@ func TestTuneProcessAddsP(t *testing.T) {
 	}
 	untuned() // (a test run again, or another that tuned)
 	defer untuned()
+	keepSched(t)
 	if SpareP() {
 		t.Errorf("SpareP before TuneProcess added a P")
 	}

@@ -19,7 +19,7 @@ func TuneProcess() {
 		if os.Getenv("GOMAXPROCS") == "" { // the user's choice stands
 			tunedCPUs.Store(int32(runtime.GOMAXPROCS(0)))
 		}
-		schedBatch()
+		setSched()
 	})
 	tuneProcess()
 }
@@ -42,6 +42,9 @@ func SpareP() bool {
 }
 
 var (
+	// setSched is schedBatch; the package's tests, which tune their own
+	// process, leave the policy alone.
+	setSched = schedBatch
 	tuneOnce sync.Once
 	// tunedCPUs is the runtime's P count when TuneProcess ran (0: not
 	// tuned); spared: SpareP added one to it.

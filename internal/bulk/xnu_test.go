@@ -313,6 +313,7 @@ func TestXnuOpenErrors(t *testing.T) {
 // TestXnuTuneProcess: godu's process turns off the materialisation of
 // dataless files.
 func TestXnuTuneProcess(t *testing.T) {
+	keepSched(t)
 	TuneProcess()
 	if last, n := xnu.Policy(); n == 0 || last != [3]int{3, 0, 1} {
 		t.Errorf("setiopolicy_np: %v (%d calls), want IOPOL_TYPE_VFS_MATERIALIZE_DATALESS_FILES, "+

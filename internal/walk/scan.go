@@ -57,8 +57,12 @@ type scan struct {
 	// its path (a chain under a limit that leaves one descriptor): the
 	// next tries its path first instead of after pausing 8 times.
 	byPathFirst atomic.Bool
-	waitMu      sync.Mutex
-	waiting     []*dir // directories whose opening waits for a descriptor
+	// hopeless: a directory could not be opened in scarceTries tries;
+	// later ones get fewTries, so that a walk starved of descriptors ends
+	// with du's message instead of pausing a second for each directory.
+	hopeless atomic.Bool
+	waitMu   sync.Mutex
+	waiting  []*dir // directories whose opening waits for a descriptor
 
 	// subtrees: the subdirectories of a directory read whole are read
 	// by the core's subtree walk (bulk.Reader.Tree) with subtreeMode.

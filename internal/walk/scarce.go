@@ -14,24 +14,29 @@ import "github.com/godu-sh/godu/internal/sys"
 //
 // An operand is opened before anything else of its walk: no descriptor
 // of the walk's is open to shed or to wait for, and only the rest of the
-// process could close one. It gets fewTries, and none once the Walker
-// found itself hopeless (under ulimit -n 5 the runtime's two descriptors
-// leave none: each of 1,640 operands waited a second).
+// process could close one. It gets fewTries, and none once an operand of
+// the Walker's found none (under ulimit -n 5 the runtime's two
+// descriptors leave none: each of 1,640 operands waited a second).
 func (sc *scan) openScarce(d *dir, open func(waits int) (opened bool, err error)) error {
 	scarce := false
-	hopeless := &sc.w.hopeless
+	operand := d.parent == nil
+	hopeless := &sc.hopeless // (a walk's own: other walks of the Walker may run)
 	tries := scarceTries
-	switch {
-	case d.parent == nil && hopeless.Load():
-		tries = 0
-	case d.parent == nil, hopeless.Load():
+	if operand {
+		hopeless = &sc.w.operandsHopeless
 		tries = fewTries
+	}
+	if hopeless.Load() {
+		tries = min(tries, fewTries)
+		if operand {
+			tries = 0
+		}
 	}
 	var err error
 	for waits := 0; ; waits++ {
 		var opened bool
 		opened, err = open(waits)
-		if opened && d.parent == nil && hopeless.Load() {
+		if opened && operand && hopeless.Load() {
 			hopeless.Store(false) // descriptors to be had again
 		}
 		if !tooManyFiles(err) || opened {
@@ -58,7 +63,8 @@ func (sc *scan) openScarce(d *dir, open func(waits int) (opened bool, err error)
 }
 
 // scarceTries is how many times openScarce retries, fewTries how many
-// once a directory has gone unopened after scarceTries.
+// once a directory has gone unopened after scarceTries, and for an
+// operand.
 const (
 	scarceTries = 1000
 	fewTries    = 16

@@ -18,9 +18,9 @@ var scarcity struct {
 }
 
 // ScarcityStats returns the counts of this process's walks so far, one
-// "name value" pair each.
+// "name value" pair each, and fewTries (what one operand may wait).
 func ScarcityStats() string {
-	return fmt.Sprintf("shed %d\nreopened %d\nbeneath %d\nwalkdown %d\nbypath %d\npauses %d\n",
+	return fmt.Sprintf("shed %d\nreopened %d\nbeneath %d\nwalkdown %d\nbypath %d\npauses %d\nfewtries %d\n",
 		scarcity.shed.Load(), scarcity.reopened.Load(), scarcity.beneath.Load(),
-		scarcity.walkDown.Load(), scarcity.byPath.Load(), scarcity.pauses.Load())
+		scarcity.walkDown.Load(), scarcity.byPath.Load(), scarcity.pauses.Load(), fewTries)
 }

@@ -161,12 +161,12 @@ type Walker struct {
 	// (a file operand under HashAll): from then on every file must be
 	// looked up, so no file may be folded.
 	checkAll atomic.Bool
-	// hopeless: a directory could not be opened for want of descriptors
-	// in all its tries (openScarce); later ones, in this walk and the
-	// Walker's next, get fewer, so that a process starved of descriptors
-	// ends with du's message instead of pausing a second for each
-	// directory or operand. An operand opened clears it.
-	hopeless atomic.Bool
+	// operandsHopeless: an operand could not be opened for want of
+	// descriptors in its few tries (openScarce); the next operands, of
+	// this Walker's walks, get none, so that a process starved of
+	// descriptors ends with du's message at once instead of pausing for
+	// each. An operand opened clears it.
+	operandsHopeless atomic.Bool
 }
 
 // ordered reports whether a file or directory may be reached by paths
@@ -304,8 +304,9 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	}
 
 	// Out of descriptors at the operand, nothing of this walk holds one
-	// to shed: openScarce waits for those the caller may hold (other
-	// operands' walks are over).
+	// to shed: openScarce waits a little for those the rest of the
+	// process may close (fewTries), or not at all once operands found
+	// none (Walker.operandsHopeless).
 	var fd int
 	err = sc.openScarce(root, func(int) (bool, error) {
 		fd, err = sc.openOperand(path)
