@@ -379,10 +379,11 @@ func convert(wn *walk.Node) *Node {
 // with two workers at once, so that the walk's workers, as many as the
 // CPUs at once, never find every P in a call and the runtime's monitor
 // leaves their calls alone; on Linux, SCHED_BATCH for every thread of
-// the program, when it runs under the default policy (a thread that
-// wakes then waits for a free CPU instead of preempting one: the scan's
-// workers are not preempted by the runtime's own threads, and neither is
-// any other thread of the program); with the cgo engine, one malloc
+// the program, when it runs under the default policy and the machine is
+// not busy (its load average below its CPUs): a thread that wakes then
+// waits for a free CPU instead of preempting one, so the runtime's own
+// threads do not preempt the scan's workers, nor any other thread of the
+// program; with the cgo engine, one malloc
 // arena under glibc (the walk's threads then cost no arena each), and on
 // macOS no download of dataless (cloud-evicted) files while scanning.
 // They affect the whole program, which is why importing the package

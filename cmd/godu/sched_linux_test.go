@@ -1,30 +1,44 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 )
 
-// TestSchedBatch: started under the default policy, every thread of godu
-// runs under SCHED_BATCH, its nice value kept (bulk.TuneProcess); started
-// under another policy (here SCHED_IDLE, which needs no privilege), it
-// keeps that one. Read from /proc while godu, its first operand walked,
-// waits for the next name of --files0-from.
+// TestSchedBatch: started under the default policy on a machine whose
+// load average is below its CPUs, every thread of godu runs under
+// SCHED_BATCH, its nice value kept (the command's C constructor, or
+// bulk.TuneProcess); on a busy machine, or started under another policy
+// (here SCHED_IDLE, which needs no privilege), it keeps its policy. Read
+// from /proc while godu, its first operand walked, waits for the next
+// name of --files0-from. GODU_LOADAVG stands for the load average.
 func TestSchedBatch(t *testing.T) {
 	root := t.TempDir()
 	for i := range 50 {
 		os.MkdirAll(filepath.Join(root, "d", strconv.Itoa(i), "e"), 0o755)
 	}
-	const batch, idle = 3, 5
-	// godu inherits the test's policy and nice value: a test run under
-	// another policy (chrt) has no default one to start godu under.
-	if policy, _, errno := syscall.RawSyscall(syscall.SYS_SCHED_GETSCHEDULER, 0, 0, 0); errno != 0 || policy != 0 {
+	const other, batch, idle = 0, 3, 5
+	// godu inherits the policy and nice value of the thread that starts
+	// it. This test binary holds the command's constructor, which put it
+	// under SCHED_BATCH: godu is started from a thread put back under the
+	// default policy. A test run under another (chrt) has no default to
+	// start godu under.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var param [4]int32
+	if policy, _, _ := syscall.RawSyscall(syscall.SYS_SCHED_GETSCHEDULER, 0, 0, 0); policy == batch {
+		syscall.RawSyscall(syscall.SYS_SCHED_SETSCHEDULER, 0, other, uintptr(unsafe.Pointer(&param[0])))
+	}
+	if policy, _, errno := syscall.RawSyscall(syscall.SYS_SCHED_GETSCHEDULER, 0, 0, 0); errno != 0 || policy != other {
 		t.Skipf("the test runs under policy %d, not the default", policy)
 	}
 	prio, err := syscall.Getpriority(syscall.PRIO_PROCESS, 0)
@@ -33,13 +47,15 @@ func TestSchedBatch(t *testing.T) {
 	}
 	nice := 20 - prio // the raw getpriority system call returns 20 - nice
 	for _, c := range []struct {
+		load   string
 		argv   []string
 		policy int
 		nice   string
 	}{
-		{[]string{godu}, batch, strconv.Itoa(nice)},
-		{[]string{"nice", "-n", "3", godu}, batch, strconv.Itoa(min(nice+3, 19))},
-		{[]string{"chrt", "-i", "0", godu}, idle, strconv.Itoa(nice)},
+		{"0.00 0.01 0.05 1/100 7", []string{godu}, batch, strconv.Itoa(nice)},
+		{fmt.Sprintf("%.2f", float64(runtime.NumCPU())-0.01), []string{"nice", "-n", "3", godu}, batch, strconv.Itoa(min(nice+3, 19))},
+		{"0.00", []string{"chrt", "-i", "0", godu}, idle, strconv.Itoa(nice)},
+		{"4096.00 2.00 2.00 3/100 7", []string{godu}, other, strconv.Itoa(nice)},
 	} {
 		if _, err := exec.LookPath(c.argv[0]); err != nil && c.argv[0] != godu {
 			t.Logf("%s: %v", c.argv[0], err)
@@ -47,6 +63,7 @@ func TestSchedBatch(t *testing.T) {
 		}
 		cmd := exec.Command(c.argv[0], append(c.argv[1:], "-s", "--files0-from=-")...)
 		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "GODU_LOADAVG="+c.load)
 		in, out := startPiped(t, cmd)
 		in.Write([]byte("d\x00"))
 		line, err := out.ReadString('\n')
@@ -65,7 +82,7 @@ func TestSchedBatch(t *testing.T) {
 			// Fields after the name: state is field 3, nice 19, policy 41.
 			f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
 			if policy, _ := strconv.Atoi(f[41-3]); policy != c.policy || f[19-3] != c.nice {
-				t.Errorf("%q: thread %s has policy %d and nice %s, want %d and %s", c.argv, task.Name(), policy, f[19-3], c.policy, c.nice)
+				t.Errorf("%q, load %s: thread %s has policy %d and nice %s, want %d and %s", c.argv, c.load, task.Name(), policy, f[19-3], c.policy, c.nice)
 			}
 		}
 		if len(tasks) < 2 {
