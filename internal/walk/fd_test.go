@@ -55,3 +55,46 @@ func TestDescriptorLifetime(t *testing.T) {
 		t.Fatal("open after the last release")
 	}
 }
+
+// TestOperandsHopeless: out of descriptors, an operand gets fewTries, and
+// once one went unopened the Walker's next operands get none, until an
+// operand opens; a directory below an operand keeps its walk's own
+// patience (scarceTries), whatever the operands met.
+func TestOperandsHopeless(t *testing.T) {
+	w := New(Options{})
+	tries := func(d *dir, opens bool) int {
+		sc := &scan{w: w}
+		n := 0
+		sc.openScarce(d, func(int) (bool, error) {
+			n++
+			if opens {
+				return true, nil
+			}
+			return false, unix.EMFILE
+		})
+		return n
+	}
+	operand := &dir{}
+	for i, c := range []struct {
+		opens bool
+		want  int
+	}{
+		{false, fewTries + 1}, // the first operand short of descriptors
+		{false, 1},            // hopeless: one try
+		{false, 1},
+		{true, 1}, // one opens: hope again
+		{false, fewTries + 1},
+		{false, 1},
+	} {
+		if got := tries(operand, c.opens); got != c.want {
+			t.Errorf("operand %d: %d tries, want %d", i, got, c.want)
+		}
+	}
+	if !w.operandsHopeless.Load() {
+		t.Errorf("the Walker is not hopeless after its last operand went unopened")
+	}
+	sub := &dir{parent: operand}
+	if got := tries(sub, false); got != scarceTries+1 {
+		t.Errorf("a directory below an operand: %d tries, want %d (its walk's own patience)", got, scarceTries+1)
+	}
+}
