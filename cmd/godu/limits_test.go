@@ -113,11 +113,7 @@ func TestChainScarceOpensOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n := map[string]int{}
-		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-			k, v, _ := strings.Cut(line, " ")
-			n[k], _ = strconv.Atoi(v)
-		}
+		n := scarcityCounts(string(b))
 		if far := n["beneath"] + n["walkdown"] + n["bypath"]; far > 2 {
 			t.Errorf("ulimit -n 7, %q: %d directories of a 300-level chain reopened from an ancestor further up (%s)", args, far, strings.ReplaceAll(strings.TrimSpace(string(b)), "\n", ", "))
 		}
@@ -157,20 +153,27 @@ func TestNoDescriptorForAnyOperand(t *testing.T) {
 		if got.Code != 1 || strings.Count(got.Stderr, "Too many open files") != len(ops) || strings.Contains(got.Stderr, "runtime") {
 			t.Errorf("ulimit -n %d, %q: %+v", c.limit, c.args, got)
 		}
-		pauses, few := -1, -1
-		for _, line := range strings.Split(got.Stderr, "\n") {
-			if v, ok := strings.CutPrefix(line, "pauses "); ok {
-				pauses, _ = strconv.Atoi(v)
-			}
-			if v, ok := strings.CutPrefix(line, "fewtries "); ok {
-				few, _ = strconv.Atoi(v)
-			}
-		}
-		if pauses < 0 || few < 0 {
+		n := scarcityCounts(got.Stderr) // (its messages' lines count nothing)
+		pauses, ok1 := n["pauses"]
+		few, ok2 := n["fewtries"]
+		if !ok1 || !ok2 {
 			t.Fatalf("ulimit -n %d, %q: no counts on stderr: %q", c.limit, c.args, got.Stderr)
 		}
 		if pauses > few {
 			t.Errorf("ulimit -n %d, %q: %d waits for a descriptor where none could come, for %d operands", c.limit, c.args, pauses, len(ops))
 		}
 	}
+}
+
+// scarcityCounts reads GODU_SCARCITY_STATS's "name value" lines.
+func scarcityCounts(text string) map[string]int {
+	n := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
+		if k, v, ok := strings.Cut(line, " "); ok {
+			if c, err := strconv.Atoi(v); err == nil {
+				n[k] += c
+			}
+		}
+	}
+	return n
 }

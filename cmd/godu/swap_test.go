@@ -254,10 +254,8 @@ func TestSymlinkSwapUnderScarcity(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: no counts: %v", what, err)
 		}
-		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-			k, v, _ := strings.Cut(l, " ")
-			n, _ := strconv.ParseInt(v, 10, 64)
-			stats[k] += n
+		for k, n := range scarcityCounts(string(b)) {
+			stats[k] += int64(n)
 		}
 	}
 	t.Logf("%d runs in %v (by kind: %v); the walk's counts: %v; messages: %v", runs, time.Since(start).Round(time.Millisecond), turns, stats, said)
@@ -356,10 +354,8 @@ func TestOperandAncestorSwap(t *testing.T) {
 			t.Fatalf("%s: files of both trees, the operand resolved again mid-walk:\n%s", what, r.Stdout)
 		}
 		b, _ := os.ReadFile(statsFile)
-		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-			k, v, _ := strings.Cut(l, " ")
-			n, _ := strconv.ParseInt(v, 10, 64)
-			stats[k] += n
+		for k, n := range scarcityCounts(string(b)) {
+			stats[k] += int64(n)
 		}
 	}
 	t.Logf("%d runs in %v; the walk's counts: %v", runs, time.Since(start).Round(time.Millisecond), stats)

@@ -12,8 +12,8 @@ import (
 // have, added once a walk runs two workers or more (SpareP; see CPUs);
 // on Linux, SCHED_BATCH for its threads (schedBatch); with the cgo core,
 // glibc's single malloc arena on Linux, and on macOS no download of
-// dataless (cloud-evicted) files. Call it early; calls
-// after the first change nothing more.
+// dataless (cloud-evicted) files. Call it early; calls after the first
+// change nothing more.
 func TuneProcess() {
 	tuneOnce.Do(func() {
 		if os.Getenv("GOMAXPROCS") == "" { // the user's choice stands

@@ -21,16 +21,15 @@ func (sc *scan) openScarce(d *dir, open func(waits int) (opened bool, err error)
 	scarce := false
 	operand := d.parent == nil
 	hopeless := &sc.hopeless // (a walk's own: other walks of the Walker may run)
-	tries := scarceTries
 	if operand {
 		hopeless = &sc.w.operandsHopeless
-		tries = fewTries
 	}
-	if hopeless.Load() {
-		tries = min(tries, fewTries)
-		if operand {
-			tries = 0
-		}
+	tries := scarceTries
+	switch {
+	case operand && hopeless.Load():
+		tries = 0
+	case operand || hopeless.Load():
+		tries = fewTries
 	}
 	var err error
 	for waits := 0; ; waits++ {
