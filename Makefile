@@ -349,7 +349,7 @@ dist: zig
 # parsers (C and Go) against each other.
 FUZZTIME ?= 60s
 asan:
-	$(GO) test -asan -count=1 -run 'Worked|Corpus|Rejects|Random|Fuzz' ./internal/bulk
+	$(GO) test -asan -count=1 -run 'Worked|Corpus|Rejects|Random|Fuzz|Helpers' ./internal/bulk
 	$(GO) test -asan -count=1 -run 'Subtree' ./internal/walk
 	$(GO) test -asan -count=1 -tags godu_xnu -run 'Xnu' ./internal/bulk
 	$(GO) test -asan -run '^$$' -fuzz FuzzAttrParse -fuzztime $(FUZZTIME) ./internal/bulk

@@ -212,12 +212,17 @@ typedef struct godu_tree {
 
 /* The caller's workers as a subtree walk sees them while it works,
  * written by the caller meanwhile (bulk.Live): how many of jobs (the
- * workers allowed at the moment, which the caller may change) work, and
- * how many directories wait for one on its stack. */
+ * workers allowed at the moment, which the caller may change) work, how
+ * many directories wait for one on its stack, and whether a free one
+ * waits awake (spinning). A walk writes walk (itself, open to helpers:
+ * godu_tree_help) and the helpers attach. */
 typedef struct godu_live {
 	int32_t running;
 	int32_t stacked;
 	int32_t jobs;
+	int32_t spinning; /* a free worker waits, awake, and helps a walk */
+	uint64_t walk;    /* the walk open to helpers (godu_tree_help), or 0 */
+	int32_t attach;   /* helpers between reading walk and joining it */
 	int32_t pad;
 } godu_live;
 
@@ -232,8 +237,8 @@ typedef struct godu_live {
  * checked before any entry is examined. A directory the walk opened and
  * then left (too big, no room, an entry that failed) ends the walk: its
  * descriptor, rewound, is handed to the caller in its node (fd), so that
- * no directory is opened twice, and a walk hands over at most one. A
- * subdirectory that is the same
+ * no directory is opened twice, and a walk hands over at most one (one
+ * per reader with helpers: below). A subdirectory that is the same
  * directory as one of its ancestors (the nodes above it, then anc: a
  * bulk.Idents table of the root and the directories above it) is left
  * out, as are entries on another device with GODU_TREE_ONE_FS. Files with
@@ -243,20 +248,36 @@ typedef struct godu_live {
  * the node's. Once budget entries were examined no more directories are
  * read; nor, with live given, once yield_min entries and directories were
  * read and two found directories or more wait in the walk, while a worker
- * of the caller's is free and no directory waits for one: those then go
- * to that worker and the caller. With mixed_files set (a worker of the
- * caller's is idle), a directory of a few subdirectories among many other
- * entries is handed over as one too big is: the caller examines its subdirectories first
- * and passes them on, then examines the rest meanwhile, where the walk
- * would examine both in turn on one thread. Every descriptor opened is
- * closed before the call returns, but those in the nodes' fd, the
+ * of the caller's is free, none waits awake (spinning), no helper is in
+ * the walk and no directory waits for one: those then go to that worker
+ * and the caller. With mixed_files set (a worker of the caller's is
+ * idle), a directory of a few subdirectories among many other entries is
+ * handed over as one too big is: the caller examines its subdirectories
+ * first and passes them on, then examines the rest meanwhile, where the
+ * walk would examine both in turn on one thread. Every descriptor opened
+ * is closed before the call returns, but those in the nodes' fd, the
  * caller's to close.
+ *
+ * With live given, the walk is open to helpers while it runs, unless
+ * another walk is (live->walk, one at a time): a free worker of the
+ * caller's joins it (godu_tree_help, on its own kernel buffer and
+ * scratch) and reads the walk's directories beside it, each whole, as
+ * the walk itself does. Every directory is examined into its reader's
+ * scratch (scr: room for every entry of half the kernel buffer; names in
+ * scr_names, as much), then committed under the walk's lock, so that what
+ * a directory found is added whole or not at all; a directory handed over
+ * ends the walk for every reader, and a walk with helpers may hand over
+ * one per reader. The walk returns once no helper is in it.
+ *
  * Linux only: declared for the Linux core (GODU_CORE_LINUX).
  */
 #if defined(GODU_CORE) && defined(GODU_CORE_LINUX)
 GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_tnode *nodes,
 		   char *tnames, godu_rec *recs, int32_t *lnode, char *names, char *dbuf,
-		   const godu_live *live);
+		   godu_rec *scr, uint32_t scr_cap, char *scr_names, godu_live *live);
+GODU_FN int godu_tree_help(godu_live *live, char *dbuf, uint32_t dbuf_cap, godu_rec *scr,
+			   uint32_t scr_cap, char *scr_names);
+GODU_FN void godu_set_help_delay(uint32_t ns);
 #endif
 
 #endif

@@ -10,6 +10,9 @@
 #include "bulk_common.h"
 
 #include <dirent.h>
+#include <pthread.h>
+#include <sched.h>
+#include <time.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -356,20 +359,6 @@ static int godu_tree_cycle(const godu_tree *t, const uint64_t *anc, const godu_t
 	return godu_ident_has(anc, t->nanc, dev, ino);
 }
 
-/* godu_tree_hand hands directory i, open as fd but left unread (too big,
- * no room, an entry that failed), over to the caller: rewound, its
- * descriptor is node i's, and the walk ends (at most one per walk, so the
- * descriptors a walk leaves stay bounded). Where it cannot rewind, it
- * closes fd and the caller opens the directory again. */
-static void godu_tree_hand(int *fds, uint32_t i, int fd)
-{
-	if (lseek(fd, 0, SEEK_SET) != 0) {
-		close(fd);
-		return;
-	}
-	fds[i] = fd;
-}
-
 /* godu_idle reports whether a worker of the caller's is free and no
  * directory waits for one (see godu_live). */
 static int godu_idle(const godu_live *l)
@@ -380,17 +369,414 @@ static int godu_idle(const godu_live *l)
 	       __atomic_load_n(&l->stacked, __ATOMIC_RELAXED) == 0;
 }
 
-GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_tnode *nodes,
-		   char *tnames, godu_rec *recs, int32_t *lnode, char *names, char *dbuf,
-		   const godu_live *live)
+/* godu_wait is one round of a wait for another thread: a pause at first,
+ * then, past a few microseconds, the CPU given up for a moment (a reader
+ * waited on may be waiting for a disk, or for this CPU). */
+static inline void godu_wait(uint32_t spins)
 {
+	if (spins >= 1024) {
+		sched_yield();
+		return;
+	}
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+/*
+ * The state of one subtree walk, shared by its caller's thread (the owner)
+ * and the helpers that join it (godu_tree_help): workers of the caller's
+ * that are free while it runs. Each reader takes a directory from the
+ * stack, reads and examines it on its own into its scratch, then commits
+ * what it found: the subdirectories as nodes (pushed on the stack), the
+ * hard links, the sums. Only taking and committing hold the lock. It
+ * lives on the owner's stack: the owner returns only once no helper is
+ * in it.
+ */
+typedef struct godu_walk {
+	pthread_mutex_t mu;
+	godu_tree *t;
+	int rootfd;
+	const uint64_t *anc;
+	godu_tnode *nodes;
+	char *tnames;
+	godu_rec *recs;
+	int32_t *lnode;
+	char *names;
+	godu_live *live;
+	uint32_t cap, times;
+	uint32_t sp, spent;
+	uint32_t inflight; /* directories taken and not committed */
+	uint32_t helpers;  /* helpers in the walk (atomic outside the lock) */
+	/* Room taken by readers in flight, out of what is left. */
+	uint32_t rsv_nodes, rsv_tnames, rsv_recs, rsv_names;
+	int stop;      /* no directory is taken any more (atomic outside the lock) */
+	int open;      /* the owner's: the walk is open to helpers (live->walk) */
+	int scarce;    /* out of descriptors */
+	int32_t keep;  /* then the node whose descriptor stays */
 	int fds[GODU_TREE_MAX_NODES];
 	uint32_t kids[GODU_TREE_MAX_NODES], stack[GODU_TREE_MAX_NODES];
 	int32_t h[GODU_TREE_HSLOTS];
+} godu_walk;
+
+/* One reader's own buffers: the kernel buffer and the scratch a directory
+ * is examined into before it is committed. */
+typedef struct godu_reader {
+	char *dbuf;
+	uint32_t dbuf_cap;
+	godu_rec *scr;      /* the entries kept: subdirectories and hard links */
+	uint32_t scr_cap;
+	char *scr_names;
+	uint32_t scr_names_cap;
+	int helper;
+} godu_reader;
+
+/* For tests: how long a helper takes over a directory beyond its calls,
+ * in nanoseconds (bulk's TestTreeHelpers: a walk that ends meanwhile). */
+static uint32_t godu_help_delay;
+
+GODU_FN void godu_set_help_delay(uint32_t ns)
+{
+	__atomic_store_n(&godu_help_delay, ns, __ATOMIC_RELAXED);
+}
+
+/* godu_walk_hand hands directory i, open as fd but left unread (too big,
+ * no room, an entry that failed), over to the caller: rewound, its
+ * descriptor is node i's, and the walk ends. Where it cannot rewind, it
+ * closes fd and the caller opens the directory again. Under the lock; a
+ * walk with helpers may hand over several at once, at most one per
+ * reader. */
+static void godu_walk_hand(godu_walk *w, uint32_t i, int fd)
+{
+	if (lseek(fd, 0, SEEK_SET) != 0)
+		close(fd);
+	else
+		w->fds[i] = fd;
+	__atomic_store_n(&w->stop, 1, __ATOMIC_RELAXED);
+}
+
+/* godu_walk_take takes the next directory off the walk's stack, or
+ * returns -1 when the walk takes no more (its budget, its room, a free
+ * worker of the caller's, a directory handed over) or has no more (none
+ * on the stack, none in flight). While the stack is empty and a
+ * directory is in flight, whose subdirectories may come next, it waits;
+ * a helper leaves meanwhile once its caller has work (live->stacked). */
+static int64_t godu_walk_take(godu_walk *w, int owner)
+{
+	godu_tree *t = w->t;
+	godu_live *live = w->live;
+	/* Open to helpers, once no other walk is. */
+	uint64_t none = 0;
+	if (owner && !w->open && live && __atomic_load_n(&live->walk, __ATOMIC_RELAXED) == 0)
+		w->open = __atomic_compare_exchange_n(&live->walk, &none, (uint64_t)(uintptr_t)w, 0,
+						      __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	for (;;) {
+		pthread_mutex_lock(&w->mu);
+		if (!w->stop) {
+			/* Nearly out of node room: the rest is the caller's
+			 * before a directory is opened that would not fit (it
+			 * would be opened again by the caller). */
+			if (w->spent >= t->budget ||
+			    (w->spent > 0 && w->cap - t->nnodes - w->rsv_nodes < w->cap / 4))
+				__atomic_store_n(&w->stop, 1, __ATOMIC_RELAXED);
+			/* A worker is free, and no helper is with the walk or
+			 * about to join it: of what is found and not read, it
+			 * gets all but the directory this one goes on with. */
+			else if (owner && w->sp >= 2 && w->spent + t->dirs >= t->yield_min &&
+				 godu_idle(live) && __atomic_load_n(&w->helpers, __ATOMIC_RELAXED) == 0 &&
+				 __atomic_load_n(&live->spinning, __ATOMIC_RELAXED) == 0)
+				__atomic_store_n(&w->stop, 1, __ATOMIC_RELAXED);
+		}
+		if (w->stop || (w->sp == 0 && w->inflight == 0)) {
+			pthread_mutex_unlock(&w->mu);
+			return -1;
+		}
+		if (w->sp > 0) {
+			uint32_t i = w->stack[w->sp - 1];
+			__atomic_store_n(&w->sp, w->sp - 1, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&w->inflight, 1, __ATOMIC_RELAXED);
+			pthread_mutex_unlock(&w->mu);
+			return i;
+		}
+		pthread_mutex_unlock(&w->mu);
+		/* Another reader reads a directory whose subdirectories may
+		 * come next. */
+		for (uint32_t spins = 0; __atomic_load_n(&w->sp, __ATOMIC_RELAXED) == 0 &&
+					 __atomic_load_n(&w->inflight, __ATOMIC_RELAXED) > 0 &&
+					 !__atomic_load_n(&w->stop, __ATOMIC_RELAXED);
+		     spins++) {
+			if (!owner && __atomic_load_n(&live->stacked, __ATOMIC_RELAXED) > 0)
+				return -1;
+			godu_wait(spins);
+		}
+	}
+}
+
+/* godu_walk_read reads directory i, taken off the stack, and commits what
+ * it found. Returns with the lock released and i no longer in flight. */
+static void godu_walk_read(godu_walk *w, godu_reader *rd, uint32_t i)
+{
+	godu_tree *t = w->t;
+	godu_tnode *nodes = w->nodes;
+	godu_tnode *nd = &nodes[i];
+	int32_t p = nd->parent;
+	char *dbuf = rd->dbuf;
+	int fd = openat(p < 0 ? w->rootfd : w->fds[p], w->tnames + nd->name_off,
+			O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+	int oerr = errno;
+	if (fd < 0) {
+		pthread_mutex_lock(&w->mu);
+		if (oerr == EMFILE || oerr == ENFILE) {
+			/* Out of descriptors: give back what the walk holds,
+			 * but for the parent of the directory that failed to
+			 * open, which the caller opens it from. Reopened from
+			 * further up instead, each such directory of a chain
+			 * cost the path's length (under ulimit -n 7 the walk,
+			 * its root held by the caller, runs out at every second
+			 * level of a chain). */
+			if (!w->scarce) {
+				w->scarce = 1;
+				w->keep = p;
+			}
+			__atomic_store_n(&w->stop, 1, __ATOMIC_RELAXED);
+		}
+		__atomic_sub_fetch(&w->inflight, 1, __ATOMIC_RELAXED);
+		pthread_mutex_unlock(&w->mu);
+		return;
+	}
+	/* The whole directory in the first half of the buffer, or the caller
+	 * reads it (a big one is spread over workers there). */
+	long n = godu_getdents(fd, dbuf, rd->dbuf_cap / 2);
+	if (n > 0) {
+		long more = godu_getdents(fd, dbuf + n, rd->dbuf_cap - (uint32_t)n);
+		if (more > 0) { /* too big: the caller reads it, from this descriptor */
+			pthread_mutex_lock(&w->mu);
+			godu_walk_hand(w, i, fd);
+			__atomic_sub_fetch(&w->inflight, 1, __ATOMIC_RELAXED);
+			pthread_mutex_unlock(&w->mu);
+			return;
+		}
+		if (more < 0)
+			n = -1;
+	}
+	if (n < 0) {
+		close(fd);
+		pthread_mutex_lock(&w->mu);
+		__atomic_sub_fetch(&w->inflight, 1, __ATOMIC_RELAXED);
+		pthread_mutex_unlock(&w->mu);
+		return;
+	}
+	/* Room for every subdirectory (by d_type) first: a directory is left
+	 * before any entry is examined rather than examined twice. (Each
+	 * name's room is bounded by its record's length, padded to 8 bytes:
+	 * no strlen of every name, most of them folded.) */
+	uint32_t nsub = 0, subnames = 0, nfile = 0, filenames = 0, ndir = 0, nplain = 0, nent = 0;
+	for (long pos = 0; pos < n;) {
+		const struct godu_dirent64 *d = (const struct godu_dirent64 *)(dbuf + pos);
+		pos += d->d_reclen;
+		uint32_t len = (uint32_t)(d->d_reclen - offsetof(struct godu_dirent64, d_name));
+		nent++;
+		if (d->d_type == DT_DIR || d->d_type == DT_UNKNOWN) {
+			nsub++;
+			subnames += len;
+			ndir += !godu_dot(d->d_name);
+		} else {
+			nplain++;
+		}
+		if (d->d_type != DT_DIR) {
+			nfile++;
+			filenames += len;
+		}
+	}
+	int links = !(t->flags & GODU_TREE_ALL_LINKS);
+	pthread_mutex_lock(&w->mu);
+	int hand = nent > rd->scr_cap || (uint32_t)n > rd->scr_names_cap ||
+		   nsub > w->cap - t->nnodes - w->rsv_nodes ||
+		   subnames > t->tnames_cap - t->tnames_len - w->rsv_tnames;
+	/* A few subdirectories among many files, and a worker idle: the
+	 * caller hands those on before it examines the files. */
+	hand = hand || (t->mixed_files > 0 && nplain >= t->mixed_files && ndir > 0 &&
+			ndir <= t->mixed_dirs);
+	/* And room for every file as a hard link, once links were met: where
+	 * every file has several (a cp -al snapshot) the records fill, and a
+	 * directory that overflowed them was examined for nothing, then again
+	 * by the caller. The walk ends here instead (the caller grows the
+	 * records for its next walk). */
+	int rsv_links = links && t->nrecs + w->rsv_recs > 0;
+	if (!hand && rsv_links &&
+	    (nfile > t->rec_cap - t->nrecs - w->rsv_recs ||
+	     filenames > t->names_cap - t->names_len - w->rsv_names)) {
+		hand = 1;
+		t->links_full = 1;
+	}
+	if (hand) {
+		godu_walk_hand(w, i, fd);
+		__atomic_sub_fetch(&w->inflight, 1, __ATOMIC_RELAXED);
+		pthread_mutex_unlock(&w->mu);
+		return;
+	}
+	w->rsv_nodes += nsub;
+	w->rsv_tnames += subnames;
+	if (rsv_links) {
+		w->rsv_recs += nfile;
+		w->rsv_names += filenames;
+	}
+	pthread_mutex_unlock(&w->mu);
+
+	/* Examine every entry, keeping subdirectories and hard links in the
+	 * scratch. */
+	godu_rec *scr = rd->scr;
+	uint32_t nscr = 0, scr_names = 0, spent = 0;
+	uint64_t files = 0;
+	int64_t blocks = 0, size = 0, tsec = INT64_MIN, tnsec = 0;
+	int ok = 1;
+	for (long pos = 0; pos < n;) {
+		const struct godu_dirent64 *d = (const struct godu_dirent64 *)(dbuf + pos);
+		pos += d->d_reclen;
+		const char *nm = d->d_name;
+		if (godu_dot(nm))
+			continue;
+		spent++;
+		godu_rec r;
+		memset(&r, 0, sizeof r);
+		if (godu_examine_at(fd, nm, w->times, &r) != 0) {
+			ok = 0;
+			break;
+		}
+		if ((t->flags & GODU_TREE_ONE_FS) && r.dev != t->root_dev)
+			continue;
+		if (r.type == GODU_T_DIR || (r.nlink > 1 && links)) {
+			size_t len = strlen(nm);
+			r.name_off = scr_names;
+			r.name_len = (uint32_t)len;
+			godu_copy_name(rd->scr_names + scr_names, nm, len + 1);
+			scr_names += (uint32_t)len + 1;
+			scr[nscr++] = r;
+			continue;
+		}
+		files++;
+		blocks += r.blocks;
+		if (r.type == GODU_T_REG || r.type == GODU_T_LNK)
+			size = godu_add_size(size, r.size);
+		godu_later(&tsec, &tnsec, r.tsec, r.tnsec);
+	}
+
+	uint32_t delay = __atomic_load_n(&godu_help_delay, __ATOMIC_RELAXED);
+	if (rd->helper && delay > 0) {
+		struct timespec ts = {0, (long)delay};
+		nanosleep(&ts, NULL);
+	}
+	pthread_mutex_lock(&w->mu);
+	w->rsv_nodes -= nsub;
+	w->rsv_tnames -= subnames;
+	if (rsv_links) {
+		w->rsv_recs -= nfile;
+		w->rsv_names -= filenames;
+	}
+	/* Commit: room for what was kept (a directory typed otherwise by
+	 * the listing, links met only now), or the directory is left to the
+	 * caller, as if never read. */
+	uint32_t kdirs = 0, kdnames = 0, klinks = 0, klnames = 0;
+	for (uint32_t k = 0; ok && k < nscr; k++) {
+		if (scr[k].type == GODU_T_DIR) {
+			kdirs++;
+			kdnames += scr[k].name_len + 1;
+		} else {
+			klinks++;
+			klnames += scr[k].name_len + 1;
+		}
+	}
+	if (ok && (kdirs > w->cap - t->nnodes - w->rsv_nodes ||
+		   kdnames > t->tnames_cap - t->tnames_len - w->rsv_tnames))
+		ok = 0;
+	if (ok && (klinks > t->rec_cap - t->nrecs - w->rsv_recs ||
+		   klnames > t->names_cap - t->names_len - w->rsv_names)) {
+		t->links_full = 1; /* the caller grows the records */
+		ok = 0;
+	}
+	if (!ok) {
+		godu_walk_hand(w, i, fd);
+		__atomic_sub_fetch(&w->inflight, 1, __ATOMIC_RELAXED);
+		pthread_mutex_unlock(&w->mu);
+		return;
+	}
+	uint32_t first = t->nnodes;
+	for (uint32_t k = 0; k < nscr; k++) {
+		godu_rec *r = &scr[k];
+		const char *nm = rd->scr_names + r->name_off;
+		if (r->type == GODU_T_DIR) {
+			if (godu_tree_cycle(t, w->anc, nodes, w->h, (int32_t)i, r->dev, r->ino))
+				continue;
+			godu_tnode *c = &nodes[t->nnodes];
+			w->fds[t->nnodes++] = -1;
+			c->ino = r->ino;
+			c->dev = r->dev;
+			c->blocks = r->blocks;
+			c->size = r->size;
+			c->tsec = r->tsec;
+			c->tnsec = r->tnsec;
+			c->parent = (int32_t)i;
+			c->name_off = t->tnames_len;
+			c->name_len = r->name_len;
+			c->read = 0;
+			godu_copy_name(w->tnames + t->tnames_len, nm, r->name_len + 1);
+			t->tnames_len += r->name_len + 1;
+			godu_tree_hadd(w->h, nodes, t->nnodes - 1);
+			continue;
+		}
+		godu_rec *l = &w->recs[t->nrecs];
+		*l = *r;
+		l->name_off = t->names_len;
+		godu_copy_name(w->names + t->names_len, nm, r->name_len + 1);
+		t->names_len += r->name_len + 1;
+		w->lnode[t->nrecs++] = (int32_t)i;
+	}
+	w->spent += spent;
+	/* Read: its parent's descriptor is needed for one subdirectory less.
+	 * A directory left (on the stack, or for an error or its size) keeps
+	 * its parent's open for the caller. */
+	if (p >= 0 && --w->kids[p] == 0) {
+		close(w->fds[p]);
+		w->fds[p] = -1;
+	}
+	nd->read = 1;
+	nd->files = files;
+	nd->fblocks = blocks;
+	nd->fsize = size;
+	nd->ftsec = w->times ? tsec : INT64_MIN;
+	nd->ftnsec = w->times ? tnsec : 0;
+	t->dirs++;
+	t->files += files;
+	t->blocks += nd->blocks + blocks;
+	t->size = godu_add_size(t->size, size);
+	if (w->times) {
+		godu_later(&t->tmax_sec, &t->tmax_nsec, nd->tsec, nd->tnsec);
+		if (files > 0)
+			godu_later(&t->tmax_sec, &t->tmax_nsec, tsec, tnsec);
+	}
+	uint32_t found = t->nnodes - first;
+	if (found == 0) {
+		close(fd);
+	} else {
+		w->fds[i] = fd;
+		w->kids[i] = found;
+		uint32_t sp = w->sp;
+		for (uint32_t j = t->nnodes; j-- > first;)
+			w->stack[sp++] = j; /* the first on top */
+		__atomic_store_n(&w->sp, sp, __ATOMIC_RELAXED);
+	}
+	__atomic_sub_fetch(&w->inflight, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&w->mu);
+}
+
+GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_tnode *nodes,
+		   char *tnames, godu_rec *recs, int32_t *lnode, char *names, char *dbuf,
+		   godu_rec *scr, uint32_t scr_cap, char *scr_names, godu_live *live)
+{
+	godu_walk w;
 	uint32_t cap = t->node_cap < GODU_TREE_MAX_NODES ? t->node_cap : GODU_TREE_MAX_NODES;
-	uint32_t times = t->flags & GODU_TIMES, sp = 0, spent = 0;
-	int scarce = 0;
-	int32_t keep = -1; /* out of descriptors: the node whose descriptor stays */
 	t->nrecs = 0;
 	t->names_len = 0;
 	t->dirs = t->files = 0;
@@ -400,229 +786,90 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 	t->links_full = 0;
 	if (t->nnodes > cap)
 		return -1;
-	memset(h, 0, sizeof h);
+	memset(&w, 0, offsetof(godu_walk, fds));
+	memset(w.h, 0, sizeof w.h);
+	pthread_mutex_init(&w.mu, NULL);
+	w.t = t;
+	w.rootfd = rootfd;
+	w.anc = anc;
+	w.nodes = nodes;
+	w.tnames = tnames;
+	w.recs = recs;
+	w.lnode = lnode;
+	w.names = names;
+	w.live = live;
+	w.cap = cap;
+	w.times = t->flags & GODU_TIMES;
+	w.keep = -1;
 	for (uint32_t i = t->nnodes; i-- > 0;) {
-		godu_tree_hadd(h, nodes, i);
-		fds[i] = -1;
-		stack[sp++] = i; /* the first on top */
+		godu_tree_hadd(w.h, nodes, i);
+		w.fds[i] = -1;
+		w.stack[w.sp++] = i; /* the first on top */
 	}
-	while (sp > 0 && spent < t->budget) {
-		/* Nearly out of node room: the rest is the caller's before a
-		 * directory is opened that would not fit (it would be opened
-		 * again by the caller). */
-		if (spent > 0 && cap - t->nnodes < cap / 4)
-			break;
-		/* A worker is free: of what is found and not read, it gets
-		 * all but the directory this one goes on with. */
-		if (sp >= 2 && spent + t->dirs >= t->yield_min && godu_idle(live))
-			break;
-		uint32_t i = stack[--sp];
-		godu_tnode *nd = &nodes[i];
-		int32_t p = nd->parent;
-		int fd = openat(p < 0 ? rootfd : fds[p], tnames + nd->name_off,
-				O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
-		int oerr = errno;
-		if (fd < 0) {
-			if (oerr == EMFILE || oerr == ENFILE) {
-				/* Out of descriptors: give back what the walk holds,
-				 * but for the parent of the directory that failed to
-				 * open, which the caller opens it from. Reopened from
-				 * further up instead, each such directory of a chain
-				 * cost the path's length (under ulimit -n 7 the walk,
-				 * its root held by the caller, runs out at every
-				 * second level of a chain). */
-				scarce = 1;
-				keep = p;
-				break;
-			}
-			continue;
-		}
-		/* The whole directory in the first half of the buffer, or the
-		 * caller reads it (a big one is spread over workers there). */
-		long n = godu_getdents(fd, dbuf, t->dbuf_cap / 2);
-		if (n < 0) {
-			close(fd);
-			continue;
-		}
-		if (n > 0) {
-			long more = godu_getdents(fd, dbuf + n, t->dbuf_cap - (uint32_t)n);
-			if (more < 0) {
-				close(fd);
-				continue;
-			}
-			if (more > 0) { /* too big: the caller reads it, from this descriptor */
-				godu_tree_hand(fds, i, fd);
-				break;
-			}
-		}
-		/* Room for every subdirectory (by d_type) first: a directory is
-		 * left before any entry is examined rather than examined twice.
-		 * (Each name's room is bounded by its record's length, padded to
-		 * 8 bytes: no strlen of every name, most of them folded.) */
-		uint32_t nsub = 0, subnames = 0, nfile = 0, filenames = 0, ndir = 0, nplain = 0;
-		for (long pos = 0; pos < n;) {
-			const struct godu_dirent64 *d = (const struct godu_dirent64 *)(dbuf + pos);
-			pos += d->d_reclen;
-			uint32_t len = (uint32_t)(d->d_reclen - offsetof(struct godu_dirent64, d_name));
-			if (d->d_type == DT_DIR || d->d_type == DT_UNKNOWN) {
-				nsub++;
-				subnames += len;
-				ndir += !godu_dot(d->d_name);
-			} else {
-				nplain++;
-			}
-			if (d->d_type != DT_DIR) {
-				nfile++;
-				filenames += len;
-			}
-		}
-		if (nsub > cap - t->nnodes || subnames > t->tnames_cap - t->tnames_len) {
-			godu_tree_hand(fds, i, fd); /* the rest is the caller's */
-			break;
-		}
-		/* A few subdirectories among many files, and a worker idle: the
-		 * caller hands those on before it examines the files. */
-		if (t->mixed_files > 0 && nplain >= t->mixed_files && ndir > 0 &&
-		    ndir <= t->mixed_dirs) {
-			godu_tree_hand(fds, i, fd);
-			break;
-		}
-		/* And room for every file as a hard link, once links were met:
-		 * where every file has several (a cp -al snapshot) the records
-		 * fill, and a directory that overflowed them was examined for
-		 * nothing, then again by the caller. The walk ends here instead
-		 * (the caller grows the records for its next walk). */
-		if (!(t->flags & GODU_TREE_ALL_LINKS) && t->nrecs > 0 &&
-		    (nfile > t->rec_cap - t->nrecs || filenames > t->names_cap - t->names_len)) {
-			godu_tree_hand(fds, i, fd);
-			t->links_full = 1;
-			break;
-		}
-		uint32_t m_nodes = t->nnodes, m_tnames = t->tnames_len;
-		uint32_t m_recs = t->nrecs, m_names = t->names_len;
-		uint64_t files = 0;
-		int64_t blocks = 0, size = 0, tsec = INT64_MIN, tnsec = 0;
-		int ok = 1;
-		for (long pos = 0; pos < n;) {
-			const struct godu_dirent64 *d = (const struct godu_dirent64 *)(dbuf + pos);
-			pos += d->d_reclen;
-			const char *nm = d->d_name;
-			if (godu_dot(nm))
-				continue;
-			spent++;
-			godu_rec r;
-			memset(&r, 0, sizeof r);
-			if (godu_examine_at(fd, nm, times, &r) != 0) {
-				ok = 0;
-				break;
-			}
-			if ((t->flags & GODU_TREE_ONE_FS) && r.dev != t->root_dev)
-				continue;
-			if (r.type == GODU_T_DIR) {
-				if (godu_tree_cycle(t, anc, nodes, h, (int32_t)i, r.dev, r.ino))
-					continue;
-				size_t len = strlen(nm);
-				if (t->nnodes == cap || t->tnames_len + len + 1 > t->tnames_cap) {
-					ok = 0;
-					break;
-				}
-				godu_tnode *c = &nodes[t->nnodes];
-				fds[t->nnodes++] = -1;
-				c->ino = r.ino;
-				c->dev = r.dev;
-				c->blocks = r.blocks;
-				c->size = r.size;
-				c->tsec = r.tsec;
-				c->tnsec = r.tnsec;
-				c->parent = (int32_t)i;
-				c->name_off = t->tnames_len;
-				c->name_len = (uint32_t)len;
-				c->read = 0;
-				godu_copy_name(tnames + t->tnames_len, nm, len + 1);
-				t->tnames_len += (uint32_t)len + 1;
-				godu_tree_hadd(h, nodes, t->nnodes - 1);
-				continue;
-			}
-			if (r.nlink > 1 && !(t->flags & GODU_TREE_ALL_LINKS)) {
-				size_t len = strlen(nm);
-				if (t->nrecs == t->rec_cap || t->names_len + len + 1 > t->names_cap) {
-					t->links_full = 1; /* the caller grows the records */
-					ok = 0;
-					break;
-				}
-				r.name_off = t->names_len;
-				r.name_len = (uint32_t)len;
-				godu_copy_name(names + t->names_len, nm, len + 1);
-				t->names_len += (uint32_t)len + 1;
-				lnode[t->nrecs] = (int32_t)i;
-				recs[t->nrecs++] = r;
-				continue;
-			}
-			files++;
-			blocks += r.blocks;
-			if (r.type == GODU_T_REG || r.type == GODU_T_LNK)
-				size = godu_add_size(size, r.size);
-			godu_later(&tsec, &tnsec, r.tsec, r.tnsec);
-		}
-		if (!ok) { /* left to the caller, as if never read */
-			if (t->nnodes != m_nodes) { /* (rare) the table forgets them */
-				memset(h, 0, sizeof h);
-				for (uint32_t j = 0; j < m_nodes; j++)
-					godu_tree_hadd(h, nodes, j);
-			}
-			t->nnodes = m_nodes;
-			t->tnames_len = m_tnames;
-			t->nrecs = m_recs;
-			t->names_len = m_names;
-			godu_tree_hand(fds, i, fd);
-			break;
-		}
-		/* Read: its parent's descriptor is needed for one subdirectory
-		 * less. A directory left (on the stack, or for an error or its
-		 * size) keeps its parent's open for the caller. */
-		if (p >= 0 && --kids[p] == 0) {
-			close(fds[p]);
-			fds[p] = -1;
-		}
-		nd->read = 1;
-		nd->files = files;
-		nd->fblocks = blocks;
-		nd->fsize = size;
-		nd->ftsec = times ? tsec : INT64_MIN;
-		nd->ftnsec = times ? tnsec : 0;
-		t->dirs++;
-		t->files += files;
-		t->blocks += nd->blocks + blocks;
-		t->size = godu_add_size(t->size, size);
-		if (times) {
-			godu_later(&t->tmax_sec, &t->tmax_nsec, nd->tsec, nd->tnsec);
-			if (files > 0)
-				godu_later(&t->tmax_sec, &t->tmax_nsec, tsec, tnsec);
-		}
-		uint32_t found = t->nnodes - m_nodes;
-		if (found == 0) {
-			close(fd);
-			continue;
-		}
-		fds[i] = fd;
-		kids[i] = found;
-		for (uint32_t j = t->nnodes; j-- > m_nodes;)
-			stack[sp++] = j;
+	godu_reader rd = {dbuf, t->dbuf_cap, scr, scr_cap, scr_names, t->dbuf_cap / 2, 0};
+	for (int64_t i; (i = godu_walk_take(&w, 1)) >= 0;)
+		godu_walk_read(&w, &rd, (uint32_t)i);
+	if (w.open) {
+		/* Closed: no helper joins once none is between reading the
+		 * slot and joining; then every helper in it leaves. */
+		__atomic_store_n(&live->walk, 0, __ATOMIC_SEQ_CST);
+		for (uint32_t spins = 0; __atomic_load_n(&live->attach, __ATOMIC_SEQ_CST) != 0; spins++)
+			godu_wait(spins);
+		pthread_mutex_lock(&w.mu);
+		__atomic_store_n(&w.stop, 1, __ATOMIC_RELAXED);
+		pthread_mutex_unlock(&w.mu);
+		for (uint32_t spins = 0; __atomic_load_n(&w.helpers, __ATOMIC_ACQUIRE) != 0; spins++)
+			godu_wait(spins);
 	}
+	pthread_mutex_destroy(&w.mu);
 	/* A descriptor still open belongs to a directory whose subdirectories
 	 * the walk left: the caller opens them from it, so reaching them never
-	 * costs a walk down from an ancestor; or to the one directory handed
-	 * over unread (read == 0), rewound, for the caller to read. */
+	 * costs a walk down from an ancestor; or to a directory handed over
+	 * unread (read == 0), rewound, for the caller to read. */
 	for (uint32_t i = 0; i < t->nnodes; i++) {
 		nodes[i].fd = -1;
-		if (fds[i] < 0)
+		if (w.fds[i] < 0)
 			continue;
-		if (scarce && (int32_t)i != keep)
-			close(fds[i]);
+		if (w.scarce && (int32_t)i != w.keep)
+			close(w.fds[i]);
 		else
-			nodes[i].fd = fds[i];
+			nodes[i].fd = w.fds[i];
 	}
 	return 0;
+}
+
+/* godu_tree_help joins the subtree walk open to helpers in live, if any,
+ * and reads its directories, on the caller's buffers, while it has some
+ * and the caller's own stack has none (live->stacked); returns how many it
+ * read. */
+GODU_FN int godu_tree_help(godu_live *live, char *dbuf, uint32_t dbuf_cap, godu_rec *scr,
+			   uint32_t scr_cap, char *scr_names)
+{
+	__atomic_add_fetch(&live->attach, 1, __ATOMIC_SEQ_CST);
+	godu_walk *w = (godu_walk *)(uintptr_t)__atomic_load_n(&live->walk, __ATOMIC_SEQ_CST);
+	if (w) {
+		pthread_mutex_lock(&w->mu);
+		int stopped = w->stop;
+		if (!stopped)
+			__atomic_add_fetch(&w->helpers, 1, __ATOMIC_RELAXED);
+		pthread_mutex_unlock(&w->mu);
+		if (stopped)
+			w = NULL;
+	}
+	__atomic_sub_fetch(&live->attach, 1, __ATOMIC_SEQ_CST);
+	if (!w)
+		return 0;
+	godu_reader rd = {dbuf, dbuf_cap, scr, scr_cap, scr_names, dbuf_cap / 2, 1};
+	int read = 0;
+	while (__atomic_load_n(&live->stacked, __ATOMIC_RELAXED) == 0) {
+		int64_t i = godu_walk_take(w, 0);
+		if (i < 0)
+			break;
+		godu_walk_read(w, &rd, (uint32_t)i);
+		read++;
+	}
+	__atomic_sub_fetch(&w->helpers, 1, __ATOMIC_RELEASE);
+	return read;
 }
 
 #ifdef __GLIBC__

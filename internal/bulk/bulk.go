@@ -237,7 +237,11 @@ type Reader struct {
 	tstack []uint32
 	tseen  Idents // the identities met, for cycle checks
 	tlive  *Live  // the caller's workers, during a subtree walk
-	waits  *Waits // the next core call is timed into it (Sample)
+	// A subtree walk's scratch: what one directory keeps (its
+	// subdirectories and hard links) before it is committed.
+	tscr      []Record
+	tscrNames []byte
+	waits     *Waits // the next core call is timed into it (Sample)
 	// The subtree walk's hard-link records and their names.
 	trecs   []Record
 	tlnames []byte

@@ -13,6 +13,7 @@ import "C"
 
 import (
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -60,5 +61,18 @@ func coreTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 		(*C.int32_t)(unsafe.Pointer(&r.lnode[0])),
 		(*C.char)(unsafe.Pointer(&r.tlnames[0])),
 		(*C.char)(unsafe.Pointer(&r.dbuf[0])),
+		(*C.godu_rec)(unsafe.Pointer(&r.tscr[0])), C.uint32_t(len(r.tscr)),
+		(*C.char)(unsafe.Pointer(&r.tscrNames[0])),
 		(*C.godu_live)(unsafe.Pointer(r.tlive)))
 }
+
+// coreHelp is the cgo call of a helper (Reader.Help).
+func coreHelp(live *Live, r *Reader) int {
+	return int(C.godu_tree_help((*C.godu_live)(unsafe.Pointer(live)),
+		(*C.char)(unsafe.Pointer(&r.dbuf[0])), C.uint32_t(len(r.dbuf)),
+		(*C.godu_rec)(unsafe.Pointer(&r.tscr[0])), C.uint32_t(len(r.tscr)),
+		(*C.char)(unsafe.Pointer(&r.tscrNames[0]))))
+}
+
+// setHelpDelay makes each helper take d more over each directory (tests).
+func setHelpDelay(d time.Duration) { C.godu_set_help_delay(C.uint32_t(d)) }

@@ -94,7 +94,12 @@ type Live struct {
 	Running atomic.Int32
 	Stacked atomic.Int32
 	Jobs    atomic.Int32 // the caller may change it during a walk
-	_       int32
+	// Spinning is 1 while a free worker waits, awake, for work and joins
+	// a walk open to helpers (Help): a walk does not end for it then.
+	Spinning atomic.Int32
+	walk     atomic.Uint64 // the walk open to helpers (the core's), or 0
+	attach   atomic.Int32  // helpers between reading walk and joining it
+	_        int32
 }
 
 // Idle is godu_idle: a worker is free and no directory waits for one.
@@ -196,6 +201,27 @@ func (r *Reader) treeBuffers() {
 	r.trecs = make([]Record, treeRecsMin)
 	r.tlnames = make([]byte, treeRecsMin*treeLinkName)
 	r.lnode = make([]int32, len(r.trecs))
+	r.tscr = make([]Record, kernelBufSize/2/direntMin)
+	r.tscrNames = make([]byte, kernelBufSize/2)
+}
+
+// direntMin is the least room a getdents64 record takes: its header and
+// a name of one byte with its NUL, padded to 8 bytes.
+const direntMin = 24
+
+// Help reads, as a helper, directories of the subtree walk open to
+// helpers in live (another worker's), while it has some and the caller's
+// own stack has none (live.Stacked); it reports how many it read. Where
+// there is no such walk, or walks take no helpers (CanHelp), it does
+// nothing.
+func (r *Reader) Help(live *Live) int {
+	if !CanHelp || live.walk.Load() == 0 {
+		return 0
+	}
+	if r.nodes == nil {
+		r.treeBuffers()
+	}
+	return coreHelp(live, r)
 }
 
 // TreeAdd adds rec, a subdirectory of the root, to the walk's list. It

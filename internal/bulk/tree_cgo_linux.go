@@ -12,6 +12,10 @@ import "unsafe"
 // CanTree reports whether Reader.Tree is available: on Linux.
 const CanTree = true
 
+// CanHelp reports whether free workers can join a running subtree walk
+// (Reader.Help): the core's walk takes helpers.
+const CanHelp = true
+
 const (
 	_ = uintptr(unsafe.Sizeof(TreeNode{}) - C.sizeof_godu_tnode)
 	_ = uintptr(C.sizeof_godu_tnode - unsafe.Sizeof(TreeNode{}))
@@ -37,4 +41,10 @@ const (
 	_ = uintptr(unsafe.Offsetof(Live{}.Stacked) - unsafe.Offsetof(C.godu_live{}.stacked))
 	_ = uintptr(unsafe.Offsetof(C.godu_live{}.stacked) - unsafe.Offsetof(Live{}.Stacked))
 	_ = uintptr(unsafe.Offsetof(C.godu_tree{}.root_dev) - unsafe.Offsetof(treeCtl{}.rootDev))
+	_ = uintptr(unsafe.Offsetof(Live{}.walk) - unsafe.Offsetof(C.godu_live{}.walk))
+	_ = uintptr(unsafe.Offsetof(C.godu_live{}.walk) - unsafe.Offsetof(Live{}.walk))
+	_ = uintptr(unsafe.Offsetof(Live{}.attach) - unsafe.Offsetof(C.godu_live{}.attach))
+	_ = uintptr(unsafe.Offsetof(C.godu_live{}.attach) - unsafe.Offsetof(Live{}.attach))
+	_ = uintptr(unsafe.Offsetof(Live{}.Spinning) - unsafe.Offsetof(C.godu_live{}.spinning))
+	_ = uintptr(unsafe.Offsetof(C.godu_live{}.spinning) - unsafe.Offsetof(Live{}.Spinning))
 )

@@ -195,7 +195,7 @@ func (sc *scan) work(wk *worker) (left bool) {
 		}
 		d := sc.pop()
 		if d == nil {
-			switch sc.spin() {
+			switch sc.spin(wk) {
 			case spinWork:
 				continue
 			case spinOut:

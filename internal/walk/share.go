@@ -78,16 +78,22 @@ const (
 // and a directory it pushed last could then wait on the stack with no
 // worker to take it (the others stopping, their new workers refused by
 // the group's limit while they still hold its slots).
-func (sc *scan) spin() spinResult {
+func (sc *scan) spin(wk *worker) spinResult {
 	if spinFor <= 0 || sc.live.Jobs.Load() < 2 || !sc.spinners.CompareAndSwap(0, 1) {
 		return spinNone
 	}
+	sc.live.Spinning.Store(1)
 	sc.live.Running.Add(-1)
 	start := time.Now()
 	for sc.ctx.Err() == nil {
 		if sc.live.Stacked.Load() > 0 && sc.claimSlot() {
+			sc.live.Spinning.Store(0)
 			sc.spinners.Store(0)
 			return spinWork
+		}
+		if wk.rd.Help(&sc.live) > 0 { // a walk's directories read
+			start = time.Now()
+			continue
 		}
 		if r := sc.live.Running.Load(); r == 0 || r >= sc.live.Jobs.Load() || time.Since(start) >= spinFor {
 			break
@@ -101,6 +107,7 @@ func (sc *scan) spin() spinResult {
 	if spinEndHook != nil {
 		spinEndHook()
 	}
+	sc.live.Spinning.Store(0)
 	sc.spinners.Store(0)
 	if sc.claimSlot() {
 		return spinNone

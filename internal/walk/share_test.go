@@ -81,7 +81,7 @@ func TestSpinNeverOverJobs(t *testing.T) {
 		if sc.pop() != nil {
 			t.Error("G1 popped")
 		}
-		res := sc.spin()
+		res := sc.spin(sc.w.getWorker())
 		close(g1Done)
 		if res == spinOut {
 			return errLeft
@@ -99,7 +99,7 @@ func TestSpinNeverOverJobs(t *testing.T) {
 		if sc.pop() != nil {
 			t.Error("G2 popped")
 		}
-		if sc.spin() != spinNone {
+		if sc.spin(sc.w.getWorker()) != spinNone {
 			t.Error("G2 spun")
 		}
 		return nil

@@ -148,10 +148,12 @@ func (sc *scan) addBatchTrees(wk *worker, d *dir, b bulk.Batch) (nexts []handed)
 		if wk.rd.TreeLen() == 0 {
 			continue
 		}
-		left, next, nextFd, direct, directLeft := sc.readSubtrees(wk, d, false)
+		left, hs, direct, directLeft := sc.readSubtrees(wk, d, false)
 		sc.pass(d, left, direct, directLeft)
-		if next != nil && !sc.visitOn(next, nextFd) {
-			nexts = append(nexts, handed{next, nextFd})
+		for _, h := range hs {
+			if !sc.visitOn(h.d, h.fd) {
+				nexts = append(nexts, h)
+			}
 		}
 	}
 	return nexts

@@ -16,16 +16,18 @@ import (
 // them does); how many of both are d's own subdirectories (d's pending
 // claims); and how many of those are left ones (its descriptor's claims:
 // only those open themselves relative to it). A left directory the walk
-// opened and ended at (too big for it, say) is not among left but next,
-// open as nextFd (rewound): the caller visits it right away, from that
-// descriptor, and never opens it again; it is counted as a left one.
+// opened and ended at (too big for it, say) is not among left but among
+// nexts, with its descriptor (rewound): the caller visits it right away,
+// from that descriptor, and never opens it again; it is counted as a left
+// one. A walk hands over one, or with helpers (bulk.Reader.Help) up to one
+// per reader; nexts is wk's, valid until its next walk.
 //
 // With mixed, while a worker is idle, the walk ends at a directory of a
-// few subdirectories among many files, handed on as next: visited here,
+// few subdirectories among many files, handed on in nexts: visited here,
 // it passes its subdirectories on before its files are examined
 // (passMixed).
-func (sc *scan) readSubtrees(wk *worker, d *dir, mixed bool) (left []*dir, next *dir, nextFd int, direct, directLeft int) {
-	nextFd = -1
+func (sc *scan) readSubtrees(wk *worker, d *dir, mixed bool) (left []*dir, nexts []handed, direct, directLeft int) {
+	nexts = wk.nexts[:0]
 	mode := sc.subtreeMode
 	if mixed && sc.idle() {
 		mode |= bulk.TreeHandMixed
@@ -115,7 +117,7 @@ func (sc *scan) readSubtrees(wk *worker, d *dir, mixed bool) (left []*dir, next 
 			rec := nd.Record()
 			c = newDir(p, name, depth, &rec)
 			if nd.Fd >= 0 { // open already: visited next, from it
-				next, nextFd = c, int(nd.Fd)
+				nexts = append(nexts, handed{c, int(nd.Fd)})
 			} else {
 				left = append(left, c)
 			}
@@ -178,7 +180,8 @@ func (sc *scan) readSubtrees(wk *worker, d *dir, mixed bool) (left []*dir, next 
 		}
 	}
 	clear(dirs)
-	return left, next, nextFd, direct, directLeft
+	wk.nexts = nexts[:0]
+	return left, nexts, direct, directLeft
 }
 
 // countTreeLinks counts, with linksNow, each file the links a subtree

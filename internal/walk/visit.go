@@ -15,10 +15,20 @@ var visitHook func(sc *scan, d *dir)
 
 // visitChain visits d (see visit), then the directory each visit hands
 // on, on this worker, one after the other: a chain of them (each a subtree
-// walk's last) may be as deep as the tree.
+// walk's last) may be as deep as the tree; then those a walk with helpers
+// handed over beside it that no worker was started for (wk.handed).
 func (sc *scan) visitChain(wk *worker, d *dir, fd int) {
-	for d != nil {
-		d, fd = sc.visit(wk, d, fd)
+	for {
+		for d != nil {
+			d, fd = sc.visit(wk, d, fd)
+		}
+		n := len(wk.handed)
+		if n == 0 {
+			return
+		}
+		h := wk.handed[n-1]
+		wk.handed = wk.handed[:n-1]
+		d, fd = h.d, h.fd
 	}
 }
 
@@ -27,7 +37,8 @@ func (sc *scan) visitChain(wk *worker, d *dir, fd int) {
 // then walks its subdirectories. It returns the directory to visit next,
 // and its descriptor, when its subtree walk ended at one it opened
 // (readSubtrees): the caller visits it at once (visitChain), so that
-// each worker holds at most one such descriptor, for a moment.
+// each worker holds at most one such descriptor, for a moment (or, from
+// a walk with helpers, one per reader of it).
 func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 	if sc.ctx.Err() != nil {
 		if fd >= 0 {
@@ -169,12 +180,17 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 
 	subdirs := d.subdirs
 	d.subdirs = nil
-	var left []*dir // directories the subtree walk left, at any depth
+	var left []*dir    // directories the subtree walk left, at any depth
+	var nexts []handed // and those it handed over open, but next
 	nextFd = -1
 	direct, opening := len(subdirs), len(subdirs)
 	if toSubtree && rd.TreeLen() > 0 {
 		var n, nleft int
-		left, next, nextFd, n, nleft = sc.readSubtrees(wk, d, true)
+		left, nexts, n, nleft = sc.readSubtrees(wk, d, true)
+		if len(nexts) > 0 {
+			next, nextFd = nexts[0].d, nexts[0].fd
+			nexts = nexts[1:]
+		}
 		direct += n
 		opening += nleft
 	}
@@ -194,6 +210,13 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 		n++ // this worker goes on with next
 	}
 	for i, k := 1, sc.toStart(n); i < k && sc.tryGo(sc.workFromStack); i++ {
+	}
+	// More than one handed over open (a walk with helpers): each on a
+	// worker started for it, or on this one after its chain.
+	for _, h := range nexts {
+		if !sc.visitOn(h.d, h.fd) {
+			wk.handed = append(wk.handed, h)
+		}
 	}
 	sc.partDone(d)
 	return next, nextFd

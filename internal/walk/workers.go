@@ -22,11 +22,14 @@ type worker struct {
 	rd *bulk.Reader
 	counters
 	anc ancestors // the directory read and those above it (cycle checks)
-	// Scratch of readSubtrees.
-	kids     []int32
-	leftKids []int32
-	tdirs    []*dir
-	sub      []Totals
+	// Scratch of readSubtrees. nexts is its list of the directories a
+	// walk handed over open; handed, those this worker visits once its
+	// chain ends (visitChain).
+	nexts, handed []handed
+	kids          []int32
+	leftKids      []int32
+	tdirs         []*dir
+	sub           []Totals
 	// Scratch of dirsFirst.
 	dirRecs []bulk.Record
 	// Scratch of streamTreeLinks.
