@@ -168,7 +168,10 @@ typedef struct godu_tnode {
 	 * descriptor, rewound, for the caller to read it from (never open it
 	 * again); -1 for every other node. */
 	int32_t fd;
-	uint32_t pad;
+	/* out: of an unread node the walk failed to open (but for want of
+	 * descriptors), the errno: the caller reports it without opening the
+	 * directory again; 0 for every other node. */
+	int32_t err;
 } godu_tnode;
 
 /* godu_tree.flags, beside GODU_*TIME */

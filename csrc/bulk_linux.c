@@ -541,6 +541,8 @@ static void godu_walk_read(godu_walk *w, godu_reader *rd, uint32_t i)
 				w->keep = p;
 			}
 			__atomic_store_n(&w->stop, 1, __ATOMIC_RELAXED);
+		} else {
+			nd->err = oerr;
 		}
 		__atomic_sub_fetch(&w->inflight, 1, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&w->mu);
@@ -721,6 +723,7 @@ static void godu_walk_read(godu_walk *w, godu_reader *rd, uint32_t i)
 			c->name_off = t->tnames_len;
 			c->name_len = r->name_len;
 			c->read = 0;
+			c->err = 0;
 			godu_copy_name(w->tnames + t->tnames_len, nm, r->name_len + 1);
 			t->tnames_len += r->name_len + 1;
 			godu_tree_hadd(w->h, nodes, t->nnodes - 1);

@@ -262,6 +262,7 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 			break
 		}
 		if e != 0 {
+			nd.Err = int32(e)
 			continue
 		}
 		// The whole directory in the first half of the buffer, or the

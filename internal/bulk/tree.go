@@ -39,7 +39,10 @@ type TreeNode struct {
 	// caller's to read it from (never opening it again) and to close. -1
 	// for every other node.
 	Fd int32
-	_  uint32
+	// Err, of an unread directory the walk failed to open (but for want
+	// of descriptors), is the errno: the caller reports it without
+	// opening the directory again. 0 for every other node.
+	Err int32
 }
 
 // Record is n as an entry record (type Directory).

@@ -25,6 +25,8 @@ const (
 	_ = uintptr(unsafe.Offsetof(C.godu_tree{}.mixed_files) - unsafe.Offsetof(treeCtl{}.mixedFiles))
 	_ = uintptr(unsafe.Offsetof(TreeNode{}.FTnsec) - unsafe.Offsetof(C.godu_tnode{}.ftnsec))
 	_ = uintptr(unsafe.Offsetof(C.godu_tnode{}.ftnsec) - unsafe.Offsetof(TreeNode{}.FTnsec))
+	_ = uintptr(unsafe.Offsetof(TreeNode{}.Err) - unsafe.Offsetof(C.godu_tnode{}.err))
+	_ = uintptr(unsafe.Offsetof(C.godu_tnode{}.err) - unsafe.Offsetof(TreeNode{}.Err))
 	_ = uintptr(unsafe.Offsetof(TreeNode{}.Fd) - unsafe.Offsetof(C.godu_tnode{}.fd))
 	_ = uintptr(unsafe.Offsetof(C.godu_tnode{}.fd) - unsafe.Offsetof(TreeNode{}.Fd))
 	_ = uintptr(unsafe.Offsetof(TreeNode{}.Done) - unsafe.Offsetof(C.godu_tnode{}.read))

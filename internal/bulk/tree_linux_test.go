@@ -363,3 +363,42 @@ func TestTreeYields(t *testing.T) {
 		}
 	}
 }
+
+// TestTreeOpenErr: a directory the walk fails to open is left unread
+// with the errno, for the caller to report without opening it again;
+// in every core. (A directory removed after it was listed: ENOENT.)
+func TestTreeOpenErr(t *testing.T) {
+	for k, walk := range []func(*treeCtl, int, []uint64, *Reader){coreTree, goTree} {
+		root := t.TempDir()
+		for _, d := range []string{"a/x", "gone/y", "z"} {
+			if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		fd, st := openRoot(t, root)
+		r := NewReader()
+		startTree(t, r, root, fd)
+		if err := os.RemoveAll(filepath.Join(root, "gone")); err != nil {
+			t.Fatal(err)
+		}
+		tr := r.treeCall(walk, fd, st.Dev, nil, 1<<20, 0)
+		found := false
+		for i := range tr.Nodes {
+			nd := &tr.Nodes[i]
+			name := string(tr.NodeName(nd))
+			switch {
+			case name == "gone":
+				found = true
+				if nd.Done != 0 || nd.Fd >= 0 || unix.Errno(nd.Err) != unix.ENOENT {
+					t.Errorf("core %d: gone: read %d fd %d err %d, want unread, ENOENT", k, nd.Done, nd.Fd, nd.Err)
+				}
+			case nd.Err != 0 || nd.Done == 0:
+				t.Errorf("core %d: %s: read %d err %d", k, name, nd.Done, nd.Err)
+			}
+		}
+		if !found {
+			t.Errorf("core %d: no node for the removed directory", k)
+		}
+		checkHandedFds(t, tr.Nodes)
+	}
+}

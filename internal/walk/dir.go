@@ -3,6 +3,7 @@ package walk
 import (
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/godu-sh/godu/internal/bulk"
 )
@@ -44,6 +45,9 @@ type dir struct {
 	late    []Error
 	entered bool
 	empty   bool // the operand, read whole: it has no entry
+	// openErr: a subtree walk failed to open d with it; d is not opened
+	// again (du tries once), the error is reported as opening's.
+	openErr syscall.Errno
 }
 
 // path is d's path as du prints it, Join's of its names from the root,

@@ -2,6 +2,7 @@ package walk
 
 import (
 	"math"
+	"syscall"
 
 	"github.com/godu-sh/godu/internal/bulk"
 	"github.com/godu-sh/godu/internal/sys"
@@ -119,6 +120,7 @@ func (sc *scan) readSubtrees(wk *worker, d *dir, mixed bool) (left []*dir, nexts
 			if nd.Fd >= 0 { // open already: visited next, from it
 				nexts = append(nexts, handed{c, int(nd.Fd)})
 			} else {
+				c.openErr = syscall.Errno(nd.Err) // (0: never tried, or tried out of descriptors)
 				left = append(left, c)
 			}
 		case standing:

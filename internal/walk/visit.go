@@ -92,6 +92,8 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 		// as if opened here.
 		d.fd.OpenFd(fd, listMode, d.dev)
 		b, err = rd.Read(&d.fd.Dir)
+	} else if d.openErr != 0 {
+		err = d.openErr // a subtree walk tried: du tries once
 	} else {
 		// d opens below its parent's descriptor. Out of descriptors,
 		// openScarce tries again; after a few tries d is opened by its
