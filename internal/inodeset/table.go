@@ -93,6 +93,11 @@ func (t *table) grow() {
 		size = 64
 	}
 	t.slots = make([]uint64, size)
+	// Written before it is read: memory fresh from the system, read
+	// first, maps the shared zero page, and the first write then copies
+	// it and interrupts every CPU running the walk's threads (a TLB
+	// shootdown per page; add was the first source of them in perf).
+	clear(t.slots)
 	for _, v := range old {
 		if v == 0 {
 			continue
