@@ -369,20 +369,41 @@ static int godu_idle(const godu_live *l)
 	       __atomic_load_n(&l->stacked, __ATOMIC_RELAXED) == 0;
 }
 
-/* godu_wait is one round of a wait for another thread: a pause at first,
- * then, past a few microseconds, the CPU given up for a moment (a reader
- * waited on may be waiting for a disk, or for this CPU). */
-static inline void godu_wait(uint32_t spins)
+static uint64_t godu_now(void)
 {
-	if (spins >= 1024) {
-		sched_yield();
-		return;
-	}
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* godu_wait is round spins of a wait for another thread: pauses for the
+ * first thousand rounds (some tens of microseconds), then the CPU given
+ * up for a moment, and past GODU_WAIT_YIELD of that, sleeps of 50 us (a
+ * reader waited on may be waiting for a disk: the wait then costs little
+ * CPU). *since is when the pauses ended (0 before); it returns how long
+ * ago that was, in ns. */
+#define GODU_WAIT_YIELD 200000u
+static uint64_t godu_wait(uint32_t spins, uint64_t *since)
+{
+	if (spins < 1024) {
 #if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
+		__builtin_ia32_pause();
 #elif defined(__aarch64__)
-	__asm__ __volatile__("yield");
+		__asm__ __volatile__("yield");
 #endif
+		return 0;
+	}
+	uint64_t now = godu_now();
+	if (*since == 0)
+		*since = now;
+	uint64_t waited = now - *since;
+	if (waited < GODU_WAIT_YIELD) {
+		sched_yield();
+	} else {
+		struct timespec ts = {0, 50000};
+		nanosleep(&ts, NULL);
+	}
+	return waited;
 }
 
 /*
@@ -481,12 +502,14 @@ static int64_t godu_walk_take(godu_walk *w, int owner)
 			if (w->spent >= t->budget ||
 			    (w->spent > 0 && w->cap - t->nnodes - w->rsv_nodes < w->cap / 4))
 				__atomic_store_n(&w->stop, 1, __ATOMIC_RELAXED);
-			/* A worker is free, and no helper is with the walk or
-			 * about to join it: of what is found and not read, it
-			 * gets all but the directory this one goes on with. */
+			/* A worker is free, and neither with the walk nor about
+			 * to join it (a walk open to helpers, and the free one
+			 * waiting awake): of what is found and not read, it gets
+			 * all but the directory this one goes on with. */
 			else if (owner && w->sp >= 2 && w->spent + t->dirs >= t->yield_min &&
-				 godu_idle(live) && __atomic_load_n(&w->helpers, __ATOMIC_RELAXED) == 0 &&
-				 __atomic_load_n(&live->spinning, __ATOMIC_RELAXED) == 0)
+				 godu_idle(live) &&
+				 !(w->open && (__atomic_load_n(&w->helpers, __ATOMIC_RELAXED) > 0 ||
+					       __atomic_load_n(&live->spinning, __ATOMIC_RELAXED) > 0)))
 				__atomic_store_n(&w->stop, 1, __ATOMIC_RELAXED);
 		}
 		if (w->stop || (w->sp == 0 && w->inflight == 0)) {
@@ -502,14 +525,17 @@ static int64_t godu_walk_take(godu_walk *w, int owner)
 		}
 		pthread_mutex_unlock(&w->mu);
 		/* Another reader reads a directory whose subdirectories may
-		 * come next. */
+		 * come next. A helper waits so for GODU_WAIT_YIELD at most,
+		 * and not once its caller has work. */
+		uint64_t since = 0;
 		for (uint32_t spins = 0; __atomic_load_n(&w->sp, __ATOMIC_RELAXED) == 0 &&
 					 __atomic_load_n(&w->inflight, __ATOMIC_RELAXED) > 0 &&
 					 !__atomic_load_n(&w->stop, __ATOMIC_RELAXED);
 		     spins++) {
-			if (!owner && __atomic_load_n(&live->stacked, __ATOMIC_RELAXED) > 0)
+			uint64_t waited = godu_wait(spins, &since);
+			if (!owner && (waited >= GODU_WAIT_YIELD ||
+				       __atomic_load_n(&live->stacked, __ATOMIC_RELAXED) > 0))
 				return -1;
-			godu_wait(spins);
 		}
 	}
 }
@@ -816,13 +842,15 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 		/* Closed: no helper joins once none is between reading the
 		 * slot and joining; then every helper in it leaves. */
 		__atomic_store_n(&live->walk, 0, __ATOMIC_SEQ_CST);
+		uint64_t since = 0;
 		for (uint32_t spins = 0; __atomic_load_n(&live->attach, __ATOMIC_SEQ_CST) != 0; spins++)
-			godu_wait(spins);
+			godu_wait(spins, &since);
 		pthread_mutex_lock(&w.mu);
 		__atomic_store_n(&w.stop, 1, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&w.mu);
+		since = 0;
 		for (uint32_t spins = 0; __atomic_load_n(&w.helpers, __ATOMIC_ACQUIRE) != 0; spins++)
-			godu_wait(spins);
+			godu_wait(spins, &since);
 	}
 	pthread_mutex_destroy(&w.mu);
 	/* A descriptor still open belongs to a directory whose subdirectories

@@ -214,3 +214,52 @@ func TestTreeSolo(t *testing.T) {
 		}
 	}
 }
+
+// TestTreeHelpersLeaveForStack: a helper whose caller has work of its own
+// (live.Stacked) takes nothing from the walk; the walk reads it all.
+func TestTreeHelpersLeaveForStack(t *testing.T) {
+	if !CanHelp {
+		t.Skip("this build's subtree walk takes no helpers")
+	}
+	root := treeFixture(t, 1, false)
+	rng := rand.New(rand.NewSource(1))
+	for i := 3; i < 6; i++ {
+		testtree.Random(t, filepath.Join(root, fmt.Sprintf("top%d", i)), rng, 5, 6, 5, 30)
+	}
+	fd, st := openRoot(t, root)
+	var anc Idents
+	anc.Add(st.Dev, st.Ino)
+	var live Live
+	live.Jobs.Store(2)
+	live.Running.Store(1)
+	live.Spinning.Store(1)
+	live.Stacked.Store(1)
+	var helped atomic.Int64
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		r := NewReader()
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			helped.Add(int64(r.Help(&live)))
+		}
+	}()
+	r := NewReader()
+	startTree(t, r, root, fd)
+	tr := r.Tree(fd, st.Dev, &anc, 1<<20, 0, &live)
+	close(done)
+	wg.Wait()
+	checkHandedFds(t, tr.Nodes)
+	if read := checkWalk(t, root, &tr, 0); read != len(tr.Nodes) {
+		t.Errorf("%d of %d directories read", read, len(tr.Nodes))
+	}
+	if helped.Load() != 0 {
+		t.Errorf("helpers read %d directories with work of their own", helped.Load())
+	}
+}

@@ -27,7 +27,10 @@ import (
 // thread: measured in the runtime's trace and perf sched, a goroutine
 // started by a worker that then went on into a long core call waited
 // up to a millisecond for one. (Measured: README, Sharing with a free
-// worker.)
+// worker.) Where a subtree walk open to helpers runs, the waiting worker
+// joins it instead (bulk.Reader.Help: live.Spinning tells the walk not to
+// end for it), while a slot is free; each directory it reads there starts
+// its spinFor again. (README, Helpers inside a subtree walk.)
 var (
 	shareIdle   = true // sharing on (tests turn it off)
 	shareAlways bool   // as if a slot were always free (tests)
@@ -91,12 +94,12 @@ func (sc *scan) spin(wk *worker) spinResult {
 			sc.spinners.Store(0)
 			return spinWork
 		}
+		if r := sc.live.Running.Load(); r == 0 || r >= sc.live.Jobs.Load() || time.Since(start) >= spinFor {
+			break
+		}
 		if wk.rd.Help(&sc.live) > 0 { // a walk's directories read
 			start = time.Now()
 			continue
-		}
-		if r := sc.live.Running.Load(); r == 0 || r >= sc.live.Jobs.Load() || time.Since(start) >= spinFor {
-			break
 		}
 		for range 64 { // between clock reads
 			if sc.live.Stacked.Load() > 0 {

@@ -13,6 +13,10 @@ import (
 // a directory.
 var visitHook func(sc *scan, d *dir)
 
+// maxHanded bounds the directories a worker holds open for after its
+// chain (visit).
+const maxHanded = 2
+
 // visitChain visits d (see visit), then the directory each visit hands
 // on, on this worker, one after the other: a chain of them (each a subtree
 // walk's last) may be as deep as the tree; then those a walk with helpers
@@ -214,10 +218,18 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 	for i, k := 1, sc.toStart(n); i < k && sc.tryGo(sc.workFromStack); i++ {
 	}
 	// More than one handed over open (a walk with helpers): each on a
-	// worker started for it, or on this one after its chain.
+	// worker started for it, or on this one after its chain; past
+	// maxHanded waiting so, closed and on the stack, to be opened again
+	// below its parent (whose descriptor its claim keeps): held open, a
+	// chain of such walks would hold a descriptor per level.
 	for _, h := range nexts {
-		if !sc.visitOn(h.d, h.fd) {
+		switch {
+		case sc.visitOn(h.d, h.fd):
+		case len(wk.handed) < maxHanded:
 			wk.handed = append(wk.handed, h)
+		default:
+			sys.Close(h.fd)
+			sc.push([]*dir{h.d})
 		}
 	}
 	sc.partDone(d)
