@@ -127,6 +127,45 @@ func checkWalk(t *testing.T, root string, tr *Tree, mode Mode) int {
 	return read
 }
 
+// helpersFixture is treeFixture with room for helpers: 100-200
+// directories.
+func helpersFixture(t *testing.T, seed int64, big bool) string {
+	root := treeFixture(t, seed, big)
+	rng := rand.New(rand.NewSource(seed))
+	for i := 3; i < 6; i++ {
+		testtree.Random(t, filepath.Join(root, fmt.Sprintf("top%d", i)), rng, 5, 6, 5, 30)
+	}
+	return root
+}
+
+// startHelpers starts n helpers that join any walk open in live until
+// stop is called; stop returns how many directories they read.
+func startHelpers(live *Live, n int) (stop func() int64) {
+	var helped atomic.Int64
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := NewReader()
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				helped.Add(int64(r.Help(live)))
+			}
+		}()
+	}
+	return func() int64 {
+		close(done)
+		wg.Wait()
+		return helped.Load()
+	}
+}
+
 // TestTreeHelpers: free workers that join a subtree walk (Reader.Help)
 // read its directories with it. Whatever each reads, a read node holds
 // its directory's sums and hard links, every subdirectory of a read node
@@ -139,17 +178,13 @@ func TestTreeHelpers(t *testing.T) {
 	if !CanHelp {
 		t.Skip("this build's subtree walk takes no helpers")
 	}
-	var helped atomic.Int64
+	var helped int64
 	defer setHelpDelay(0)
 	for seed := int64(1); seed <= 2; seed++ {
 		// Slow helpers at times: the walk ends (its budget, a directory
 		// handed over) while they read.
 		setHelpDelay(time.Duration(seed%2) * 100 * time.Microsecond)
-		root := treeFixture(t, seed, seed%2 == 0)
-		rng := rand.New(rand.NewSource(seed))
-		for i := 3; i < 6; i++ { // room for helpers: 100-200 directories
-			testtree.Random(t, filepath.Join(root, fmt.Sprintf("top%d", i)), rng, 5, 6, 5, 30)
-		}
+		root := helpersFixture(t, seed, seed%2 == 0)
 		fd, st := openRoot(t, root)
 		var anc Idents
 		anc.Add(st.Dev, st.Ino)
@@ -160,41 +195,24 @@ func TestTreeHelpers(t *testing.T) {
 					live.Jobs.Store(int32(helpers + 1))
 					live.Running.Store(1)
 					live.Spinning.Store(1) // the walk does not end for a free worker
-					done := make(chan struct{})
-					var wg sync.WaitGroup
-					for range helpers {
-						wg.Add(1)
-						go func() {
-							defer wg.Done()
-							r := NewReader()
-							for {
-								select {
-								case <-done:
-									return
-								default:
-								}
-								helped.Add(int64(r.Help(&live)))
-							}
-						}()
-					}
+					stop := startHelpers(&live, helpers)
 					r := NewReader()
 					startTree(t, r, root, fd)
 					tr := r.Tree(fd, st.Dev, &anc, budget, mode, &live)
 					if live.walk.Load() != 0 {
 						t.Fatal("the walk returned open to helpers")
 					}
-					close(done)
-					wg.Wait()
+					helped += stop()
 					checkHandedFdsN(t, tr.Nodes, helpers+1)
 					checkWalk(t, root, &tr, mode)
 				}
 			}
 		}
 	}
-	if helped.Load() == 0 {
+	if helped == 0 {
 		t.Fatal("no helper read a directory")
 	}
-	t.Logf("helpers read %d directories", helped.Load())
+	t.Logf("helpers read %d directories", helped)
 }
 
 // TestTreeSolo: a walk no helper joins, checked as TestTreeHelpers checks
@@ -221,11 +239,7 @@ func TestTreeHelpersLeaveForStack(t *testing.T) {
 	if !CanHelp {
 		t.Skip("this build's subtree walk takes no helpers")
 	}
-	root := treeFixture(t, 1, false)
-	rng := rand.New(rand.NewSource(1))
-	for i := 3; i < 6; i++ {
-		testtree.Random(t, filepath.Join(root, fmt.Sprintf("top%d", i)), rng, 5, 6, 5, 30)
-	}
+	root := helpersFixture(t, 1, false)
 	fd, st := openRoot(t, root)
 	var anc Idents
 	anc.Add(st.Dev, st.Ino)
@@ -234,32 +248,16 @@ func TestTreeHelpersLeaveForStack(t *testing.T) {
 	live.Running.Store(1)
 	live.Spinning.Store(1)
 	live.Stacked.Store(1)
-	var helped atomic.Int64
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		r := NewReader()
-		for {
-			select {
-			case <-done:
-				return
-			default:
-			}
-			helped.Add(int64(r.Help(&live)))
-		}
-	}()
+	stop := startHelpers(&live, 1)
 	r := NewReader()
 	startTree(t, r, root, fd)
 	tr := r.Tree(fd, st.Dev, &anc, 1<<20, 0, &live)
-	close(done)
-	wg.Wait()
+	helped := stop()
 	checkHandedFds(t, tr.Nodes)
 	if read := checkWalk(t, root, &tr, 0); read != len(tr.Nodes) {
 		t.Errorf("%d of %d directories read", read, len(tr.Nodes))
 	}
-	if helped.Load() != 0 {
-		t.Errorf("helpers read %d directories with work of their own", helped.Load())
+	if helped != 0 {
+		t.Errorf("helpers read %d directories with work of their own", helped)
 	}
 }
