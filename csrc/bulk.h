@@ -280,7 +280,7 @@ GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_t
 		   godu_rec *scr, uint32_t scr_cap, char *scr_names, godu_live *live);
 GODU_FN int godu_tree_help(godu_live *live, char *dbuf, uint32_t dbuf_cap, godu_rec *scr,
 			   uint32_t scr_cap, char *scr_names);
-GODU_FN void godu_set_help_delay(uint32_t ns);
+GODU_FN void godu_set_help_test(uint32_t delay_ns, uint32_t join);
 #endif
 
 #endif

@@ -454,13 +454,17 @@ typedef struct godu_reader {
 	int helper;
 } godu_reader;
 
-/* For tests: how long a helper takes over a directory beyond its calls,
- * in nanoseconds (bulk's TestTreeHelpers: a walk that ends meanwhile). */
-static uint32_t godu_help_delay;
+/* For tests (bulk's TestTreeHelpers): how long a helper takes over a
+ * directory beyond its calls, in nanoseconds (a walk that ends
+ * meanwhile); and whether a walk, once open, waits up to 50 ms for a
+ * helper to join before it takes a directory (a loaded machine may not
+ * run the helpers before a walk of a few directories ends). */
+static uint32_t godu_help_delay, godu_help_join;
 
-GODU_FN void godu_set_help_delay(uint32_t ns)
+GODU_FN void godu_set_help_test(uint32_t delay_ns, uint32_t join)
 {
-	__atomic_store_n(&godu_help_delay, ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&godu_help_delay, delay_ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&godu_help_join, join, __ATOMIC_RELAXED);
 }
 
 /* godu_walk_hand hands directory i, open as fd but left unread (too big,
@@ -490,9 +494,15 @@ static int64_t godu_walk_take(godu_walk *w, int owner)
 	godu_live *live = w->live;
 	/* Open to helpers, once no other walk is. */
 	uint64_t none = 0;
-	if (owner && !w->open && live && __atomic_load_n(&live->walk, __ATOMIC_RELAXED) == 0)
+	if (owner && !w->open && live && __atomic_load_n(&live->walk, __ATOMIC_RELAXED) == 0) {
 		w->open = __atomic_compare_exchange_n(&live->walk, &none, (uint64_t)(uintptr_t)w, 0,
 						      __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+		if (w->open && __atomic_load_n(&godu_help_join, __ATOMIC_RELAXED)) {
+			uint64_t until = godu_now() + 50000000u;
+			while (__atomic_load_n(&w->helpers, __ATOMIC_ACQUIRE) == 0 && godu_now() < until)
+				sched_yield();
+		}
+	}
 	for (;;) {
 		pthread_mutex_lock(&w->mu);
 		if (!w->stop) {

@@ -74,5 +74,12 @@ func coreHelp(live *Live, r *Reader) int {
 		(*C.char)(unsafe.Pointer(&r.tscrNames[0]))))
 }
 
-// setHelpDelay makes each helper take d more over each directory (tests).
-func setHelpDelay(d time.Duration) { C.godu_set_help_delay(C.uint32_t(d)) }
+// setHelpTest makes each helper take d more over each directory and,
+// with join, each walk wait for a helper to join it (tests).
+func setHelpTest(d time.Duration, join bool) {
+	j := 0
+	if join {
+		j = 1
+	}
+	C.godu_set_help_test(C.uint32_t(d), C.uint32_t(j))
+}

@@ -179,11 +179,11 @@ func TestTreeHelpers(t *testing.T) {
 		t.Skip("this build's subtree walk takes no helpers")
 	}
 	var helped int64
-	defer setHelpDelay(0)
+	defer setHelpTest(0, false)
 	for seed := int64(1); seed <= 2; seed++ {
 		// Slow helpers at times: the walk ends (its budget, a directory
-		// handed over) while they read.
-		setHelpDelay(time.Duration(seed%2) * 100 * time.Microsecond)
+		// handed over) while they read. Each walk waits for one to join.
+		setHelpTest(time.Duration(seed%2)*100*time.Microsecond, true)
 		root := helpersFixture(t, seed, seed%2 == 0)
 		fd, st := openRoot(t, root)
 		var anc Idents

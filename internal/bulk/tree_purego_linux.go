@@ -15,4 +15,4 @@ const CanHelp = false
 
 func coreHelp(*Live, *Reader) int { return 0 }
 
-func setHelpDelay(time.Duration) {}
+func setHelpTest(time.Duration, bool) {}
