@@ -163,10 +163,10 @@ typedef struct godu_tnode {
 	/* out: of a read node whose subdirectories the walk left unopened, its
 	 * open descriptor, which the caller now owns (they are opened from it,
 	 * never by a path from above); out of descriptors (EMFILE), only that
-	 * of the parent of the directory that failed to open. Of the one
-	 * unread node (read == 0) the walk opened and ended at, its
-	 * descriptor, rewound, for the caller to read it from (never open it
-	 * again); -1 for every other node. */
+	 * of the parent of the directory that failed to open. Of an unread
+	 * node (read == 0) the walk opened and ended at (one, or with
+	 * helpers one per reader), its descriptor, rewound, for the caller to
+	 * read it from (never open it again); -1 for every other node. */
 	int32_t fd;
 	/* out: of an unread node the walk failed to open (but for want of
 	 * descriptors), the errno: the caller reports it without opening the

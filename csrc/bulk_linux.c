@@ -381,8 +381,10 @@ static uint64_t godu_now(void)
  * up for a moment, and past GODU_WAIT_YIELD of that, sleeps of 50 us (a
  * reader waited on may be waiting for a disk: the wait then costs little
  * CPU). *since is when the pauses ended (0 before); it returns how long
- * ago that was, in ns. */
+ * ago that was, in ns. A helper waiting for a directory gives up the
+ * walk after GODU_HELP_WAIT of that (godu_walk_take). */
 #define GODU_WAIT_YIELD 200000u
+#define GODU_HELP_WAIT 200000u
 static uint64_t godu_wait(uint32_t spins, uint64_t *since)
 {
 	if (spins < 1024) {
@@ -535,7 +537,7 @@ static int64_t godu_walk_take(godu_walk *w, int owner)
 		}
 		pthread_mutex_unlock(&w->mu);
 		/* Another reader reads a directory whose subdirectories may
-		 * come next. A helper waits so for GODU_WAIT_YIELD at most,
+		 * come next. A helper waits so for GODU_HELP_WAIT at most,
 		 * and not once its caller has work. */
 		uint64_t since = 0;
 		for (uint32_t spins = 0; __atomic_load_n(&w->sp, __ATOMIC_RELAXED) == 0 &&
@@ -543,7 +545,7 @@ static int64_t godu_walk_take(godu_walk *w, int owner)
 					 !__atomic_load_n(&w->stop, __ATOMIC_RELAXED);
 		     spins++) {
 			uint64_t waited = godu_wait(spins, &since);
-			if (!owner && (waited >= GODU_WAIT_YIELD ||
+			if (!owner && (waited >= GODU_HELP_WAIT ||
 				       __atomic_load_n(&live->stacked, __ATOMIC_RELAXED) > 0))
 				return -1;
 		}
@@ -774,8 +776,10 @@ static void godu_walk_read(godu_walk *w, godu_reader *rd, uint32_t i)
 	}
 	w->spent += spent;
 	/* Read: its parent's descriptor is needed for one subdirectory less.
-	 * A directory left (on the stack, or for an error or its size) keeps
-	 * its parent's open for the caller. */
+	 * A directory left (on the stack, or for its size or an entry that
+	 * failed) keeps its parent's open for the caller, and so does one
+	 * that failed to open (the caller reports its errno without using
+	 * the parent's descriptor: kept for nothing until then). */
 	if (p >= 0 && --w->kids[p] == 0) {
 		close(w->fds[p]);
 		w->fds[p] = -1;

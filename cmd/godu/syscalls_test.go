@@ -240,7 +240,7 @@ func TestSyscallsUnreadable(t *testing.T) {
 	openUp(t, filepath.Join(dir, "u"))
 	base := failedOpens(t, dir, cred, "-s", "empty") // the program's own
 	for _, jobs := range []string{"--jobs=1", "--jobs=16"} {
-		for _, args := range [][]string{{"-s"}, {"-a"}} {
+		for _, args := range [][]string{{"-s"}, {"-a"}} { // (-a reads every directory itself)
 			all := append([]string{jobs}, append(args, "u")...)
 			if got := failedOpens(t, dir, cred, all...) - base; got != locked {
 				t.Errorf("%q: %d failed openat for %d unreadable directories", all, got, locked)

@@ -41,8 +41,9 @@ func (sc *scan) visitChain(wk *worker, d *dir, fd int) {
 // then walks its subdirectories. It returns the directory to visit next,
 // and its descriptor, when its subtree walk ended at one it opened
 // (readSubtrees): the caller visits it at once (visitChain), so that
-// each worker holds at most one such descriptor, for a moment (or, from
-// a walk with helpers, one per reader of it).
+// each worker holds at most one such descriptor, for a moment; from a
+// walk with helpers that handed over several, up to maxHanded more,
+// until its chain ends.
 func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 	if sc.ctx.Err() != nil {
 		if fd >= 0 {
