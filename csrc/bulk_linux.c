@@ -469,12 +469,20 @@ GODU_FN void godu_set_help_test(uint32_t delay_ns, uint32_t join)
 	__atomic_store_n(&godu_help_join, join, __ATOMIC_RELAXED);
 }
 
+/* godu_walk_end ends the reading of a directory taken off the stack: no
+ * longer in flight, and the lock, held, released. */
+static void godu_walk_end(godu_walk *w)
+{
+	__atomic_sub_fetch(&w->inflight, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&w->mu);
+}
+
 /* godu_walk_hand hands directory i, open as fd but left unread (too big,
  * no room, an entry that failed), over to the caller: rewound, its
  * descriptor is node i's, and the walk ends. Where it cannot rewind, it
- * closes fd and the caller opens the directory again. Under the lock; a
- * walk with helpers may hand over several at once, at most one per
- * reader. */
+ * closes fd and the caller opens the directory again. Under the lock,
+ * which it releases, ending i's reading (godu_walk_end); a walk with
+ * helpers may hand over several at once, at most one per reader. */
 static void godu_walk_hand(godu_walk *w, uint32_t i, int fd)
 {
 	if (lseek(fd, 0, SEEK_SET) != 0)
@@ -482,6 +490,7 @@ static void godu_walk_hand(godu_walk *w, uint32_t i, int fd)
 	else
 		w->fds[i] = fd;
 	__atomic_store_n(&w->stop, 1, __ATOMIC_RELAXED);
+	godu_walk_end(w);
 }
 
 /* godu_walk_take takes the next directory off the walk's stack, or
@@ -582,8 +591,7 @@ static void godu_walk_read(godu_walk *w, godu_reader *rd, uint32_t i)
 		} else {
 			nd->err = oerr;
 		}
-		__atomic_sub_fetch(&w->inflight, 1, __ATOMIC_RELAXED);
-		pthread_mutex_unlock(&w->mu);
+		godu_walk_end(w);
 		return;
 	}
 	/* The whole directory in the first half of the buffer, or the caller
@@ -594,8 +602,6 @@ static void godu_walk_read(godu_walk *w, godu_reader *rd, uint32_t i)
 		if (more > 0) { /* too big: the caller reads it, from this descriptor */
 			pthread_mutex_lock(&w->mu);
 			godu_walk_hand(w, i, fd);
-			__atomic_sub_fetch(&w->inflight, 1, __ATOMIC_RELAXED);
-			pthread_mutex_unlock(&w->mu);
 			return;
 		}
 		if (more < 0)
@@ -604,8 +610,7 @@ static void godu_walk_read(godu_walk *w, godu_reader *rd, uint32_t i)
 	if (n < 0) {
 		close(fd);
 		pthread_mutex_lock(&w->mu);
-		__atomic_sub_fetch(&w->inflight, 1, __ATOMIC_RELAXED);
-		pthread_mutex_unlock(&w->mu);
+		godu_walk_end(w);
 		return;
 	}
 	/* Room for every subdirectory (by d_type) first: a directory is left
@@ -653,8 +658,6 @@ static void godu_walk_read(godu_walk *w, godu_reader *rd, uint32_t i)
 	}
 	if (hand) {
 		godu_walk_hand(w, i, fd);
-		__atomic_sub_fetch(&w->inflight, 1, __ATOMIC_RELAXED);
-		pthread_mutex_unlock(&w->mu);
 		return;
 	}
 	w->rsv_nodes += nsub;
@@ -738,8 +741,6 @@ static void godu_walk_read(godu_walk *w, godu_reader *rd, uint32_t i)
 	}
 	if (!ok) {
 		godu_walk_hand(w, i, fd);
-		__atomic_sub_fetch(&w->inflight, 1, __ATOMIC_RELAXED);
-		pthread_mutex_unlock(&w->mu);
 		return;
 	}
 	uint32_t first = t->nnodes;
@@ -810,8 +811,7 @@ static void godu_walk_read(godu_walk *w, godu_reader *rd, uint32_t i)
 			w->stack[sp++] = j; /* the first on top */
 		__atomic_store_n(&w->sp, sp, __ATOMIC_RELAXED);
 	}
-	__atomic_sub_fetch(&w->inflight, 1, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&w->mu);
+	godu_walk_end(w);
 }
 
 GODU_FN int godu_tree_walk(godu_tree *t, int rootfd, const uint64_t *anc, godu_tnode *nodes,
