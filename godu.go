@@ -60,10 +60,12 @@ type Options struct {
 	// complete, children before parents, with its path; calls are
 	// serialised. The Node's Children are left nil (the returned tree has
 	// them). Returning Stop, or any error, ends the scan: Scan then
-	// returns that error. Totals delivered before the end of the scan
-	// leave out files with several links (which are charged once, to the
-	// first link met, when the walk is over), except with Summarize or
-	// CountLinks.
+	// returns that error. Siblings come in no set order. Totals of the
+	// entries below the operand leave out files with several links (which
+	// are charged once, to the first link met, when the walk is over),
+	// except with CountLinks; the operand's Node comes last, once they are
+	// charged, with its final figures (the returned tree has every
+	// entry's).
 	OnNode func(path string, n *Node) error
 	// OnError, if set, receives each error met below the operand, and the
 	// scan's returned error leaves them out. Calls are serialised.

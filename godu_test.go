@@ -231,6 +231,44 @@ func TestOnNode(t *testing.T) {
 	}
 }
 
+// The operand's Node, the last OnNode receives, carries the operand's
+// final figures, hard links included, as du -s prints them: files linked
+// from two directories and from outside the tree, in every mode that
+// reports more than the operand.
+func TestOnNodeRootWithLinks(t *testing.T) {
+	top := t.TempDir()
+	root := filepath.Join(top, "t")
+	testtree.Random(t, root, rand.New(rand.NewSource(11)), 3, 5, 4, 0)
+	for i, d := range []string{"a", "b", "b/c"} {
+		os.MkdirAll(filepath.Join(root, d), 0o755)
+		f := filepath.Join(root, d, "linked")
+		if i == 0 {
+			os.WriteFile(f, make([]byte, 100000), 0o644)
+			os.Link(f, filepath.Join(top, "outside"))
+			continue
+		}
+		if err := os.Link(filepath.Join(root, "a", "linked"), f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := du(t, "-sB1", root)[root]
+	for _, opts := range []godu.Options{{}, {Files: true}, {MaxDepth: 1}, {Time: godu.AccessTime}} {
+		var last string
+		var got int64
+		opts.OnNode = func(p string, n *godu.Node) error {
+			last, got = p, n.DiskUsage
+			return nil
+		}
+		n, err := godu.Scan(context.Background(), root, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if last != root || got != want || n.DiskUsage != want {
+			t.Errorf("%+v: last OnNode %s %d, tree %d, du -s %d", opts, last, got, n.DiskUsage, want)
+		}
+	}
+}
+
 // Skip leaves an entry out as du --exclude does.
 func TestSkip(t *testing.T) {
 	dir := t.TempDir()

@@ -428,7 +428,9 @@ func (sc *scan) partDone(d *dir) {
 		if d.node != nil && !dropped {
 			d.node.Totals, d.node.Own = t, d.own.load()
 			d.node.sortChildren()
-			if sc.w.opts.OnNode != nil && sc.ctx.Err() == nil {
+			// The operand's Node waits for the hard links charged once
+			// the walk is over (Walk emits it).
+			if sc.w.opts.OnNode != nil && sc.ctx.Err() == nil && (d.parent != nil || sc.em != nil) {
 				sc.w.emit(d.path(), d.node)
 			}
 		}

@@ -108,7 +108,8 @@ type Options struct {
 	// among siblings). Calls are serialised. Hard-linked files are not in
 	// these totals yet (but with MaxDepth 0): each is charged, once, to the
 	// first of its links in traversal order when the walk is over, and is
-	// in the tree Walk returns.
+	// in the tree Walk returns. The operand's Node comes last, once they
+	// are charged: with its final figures.
 	OnNode func(path string, n *Node)
 	// Stream, if set, receives every reported Node in du's order (children
 	// before their directory, siblings by name), each as soon as its
@@ -366,6 +367,9 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 		return root.node, nil
 	}
 	sc.chargeLinks()
+	if root.node != nil && ctx.Err() == nil {
+		w.emit(path, root.node) // its final figures (partDone)
+	}
 	return root.node, nil
 }
 
