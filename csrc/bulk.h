@@ -177,6 +177,7 @@ typedef struct godu_tnode {
 /* godu_tree.flags, beside GODU_*TIME */
 #define GODU_TREE_ONE_FS 0x100    /* skip entries on a device other than root_dev */
 #define GODU_TREE_ALL_LINKS 0x200 /* count every link (no hard-link records) */
+#define GODU_TREE_LINK_IDS 0x800  /* hard-link records without their names */
 
 /* The state of one subtree walk, in and out. Plain integers only. */
 typedef struct godu_tree {

@@ -636,6 +636,10 @@ static void godu_walk_read(godu_walk *w, godu_reader *rd, uint32_t i)
 		}
 	}
 	int links = !(t->flags & GODU_TREE_ALL_LINKS);
+	/* Links kept by identity alone take no room for names. */
+	int link_names = !(t->flags & GODU_TREE_LINK_IDS);
+	if (!link_names)
+		filenames = 0;
 	pthread_mutex_lock(&w->mu);
 	int hand = nent > rd->scr_cap || (uint32_t)n > rd->scr_names_cap ||
 		   nsub > w->cap - t->nnodes - w->rsv_nodes ||
@@ -691,6 +695,10 @@ static void godu_walk_read(godu_walk *w, godu_reader *rd, uint32_t i)
 		if ((t->flags & GODU_TREE_ONE_FS) && r.dev != t->root_dev)
 			continue;
 		if (r.type == GODU_T_DIR || (r.nlink > 1 && links)) {
+			if (r.type != GODU_T_DIR && !link_names) {
+				scr[nscr++] = r; /* name_off and name_len 0 */
+				continue;
+			}
 			size_t len = strlen(nm);
 			r.name_off = scr_names;
 			r.name_len = (uint32_t)len;
@@ -728,7 +736,7 @@ static void godu_walk_read(godu_walk *w, godu_reader *rd, uint32_t i)
 			kdnames += scr[k].name_len + 1;
 		} else {
 			klinks++;
-			klnames += scr[k].name_len + 1;
+			klnames += link_names ? scr[k].name_len + 1 : 0;
 		}
 	}
 	if (ok && (kdirs > w->cap - t->nnodes - w->rsv_nodes ||
@@ -770,9 +778,11 @@ static void godu_walk_read(godu_walk *w, godu_reader *rd, uint32_t i)
 		}
 		godu_rec *l = &w->recs[t->nrecs];
 		*l = *r;
-		l->name_off = t->names_len;
-		godu_copy_name(w->names + t->names_len, nm, r->name_len + 1);
-		t->names_len += r->name_len + 1;
+		if (link_names) {
+			l->name_off = t->names_len;
+			godu_copy_name(w->names + t->names_len, nm, r->name_len + 1);
+			t->names_len += r->name_len + 1;
+		}
 		w->lnode[t->nrecs++] = (int32_t)i;
 	}
 	w->spent += spent;

@@ -199,6 +199,7 @@ func goStat(c *ctl, dirfd int, recs []Record, names []byte) {
 // goTree is godu_tree_walk in Go: see csrc/bulk.h. The two must agree
 // record for record (TestTreeCoresAgree).
 func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
+	linkNames := t.flags&uint32(TreeLinkIDs) == 0
 	nodeCap := min(t.nodeCap, uint32(len(r.nodes)))
 	if cap(r.tfds) < int(nodeCap) {
 		r.tfds = make([]int32, nodeCap)
@@ -302,7 +303,9 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 			}
 			if d[18] != unix.DT_DIR {
 				nfile++
-				filenames += uint32(len(nm)) + 1
+				if linkNames {
+					filenames += uint32(len(nm)) + 1
+				}
 			}
 		}
 		if nsub > nodeCap-t.nnodes || subnames > t.tnamesCap-t.tnamesLen {
@@ -363,14 +366,16 @@ func goTree(t *treeCtl, rootfd int, anc []uint64, r *Reader) {
 				continue
 			}
 			if rec.Nlink > 1 && t.flags&uint32(TreeAllLinks) == 0 {
-				if t.nrecs == t.recCap || t.namesLen+uint32(l)+1 > t.namesCap {
+				if t.nrecs == t.recCap || linkNames && t.namesLen+uint32(l)+1 > t.namesCap {
 					t.linksFull = 1 // the caller grows the records
 					ok = false
 					break
 				}
-				rec.NameOff, rec.NameLen = t.namesLen, uint32(l)
-				copy(r.tlnames[t.namesLen:], d[19:19+l+1])
-				t.namesLen += uint32(l) + 1
+				if linkNames {
+					rec.NameOff, rec.NameLen = t.namesLen, uint32(l)
+					copy(r.tlnames[t.namesLen:], d[19:19+l+1])
+					t.namesLen += uint32(l) + 1
+				}
 				r.trecs[t.nrecs] = rec
 				r.lnode[t.nrecs] = int32(i)
 				t.nrecs++

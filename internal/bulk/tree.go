@@ -1,6 +1,9 @@
 package bulk
 
-import "sync/atomic"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // The subtree walk: once a directory is read, one call into the core
 // reads the subtree below it, depth first, until a budget of entries is
@@ -132,6 +135,10 @@ const (
 	// is: where a worker is idle, the caller examines its subdirectories
 	// first and passes them on, then its files meanwhile.
 	TreeHandMixed Mode = 0x400
+	// TreeLinkIDs returns hard links by identity alone: their records
+	// have no name (NameLen 0), and their names take no room, for a
+	// caller that counts each file once and reports no link by name.
+	TreeLinkIDs Mode = 0x800
 )
 
 // The directories worth passing on before their files are examined: at
@@ -193,10 +200,40 @@ func (r *Reader) TreeStart() {
 	r.nnodes, r.tnamesLen = 0, 0
 }
 
-// treeBuffers makes the subtree walk's buffers, on the first subdirectory
-// listed: a walk that meets none (an empty or flat operand) never pays
-// for their 200 kB.
+// treeBufs are a subtree walk's buffers. A Reader takes a set on its
+// first subdirectory listed (a walk that meets none, an empty or flat
+// operand, never pays for their 400 kB) and gives it back with PutTree,
+// for the next Reader that needs one: a walk makes as many sets as
+// Readers walk subtrees at once, not one per Reader (a Reader that only
+// holds a listed batch while it waits to be examined walks none).
+type treeBufs struct {
+	nodes     []TreeNode
+	tnames    []byte
+	trecs     []Record
+	tlnames   []byte
+	lnode     []int32
+	tscr      []Record
+	tscrNames []byte
+}
+
+var treePool struct {
+	sync.Mutex
+	free []treeBufs
+}
+
+// treeBuffers takes a set of buffers from the pool, or makes one.
 func (r *Reader) treeBuffers() {
+	treePool.Lock()
+	if n := len(treePool.free); n > 0 {
+		b := treePool.free[n-1]
+		treePool.free[n-1] = treeBufs{}
+		treePool.free = treePool.free[:n-1]
+		treePool.Unlock()
+		r.nodes, r.tnames, r.trecs, r.tlnames, r.lnode, r.tscr, r.tscrNames =
+			b.nodes, b.tnames, b.trecs, b.tlnames, b.lnode, b.tscr, b.tscrNames
+		return
+	}
+	treePool.Unlock()
 	r.nodes = make([]TreeNode, TreeNodes)
 	r.tnames = make([]byte, treeNames)
 	// Room for a few hard links: it doubles, up to treeRecsMax, each time
@@ -206,6 +243,20 @@ func (r *Reader) treeBuffers() {
 	r.lnode = make([]int32, len(r.trecs))
 	r.tscr = make([]Record, kernelBufSize/2/direntMin)
 	r.tscrNames = make([]byte, kernelBufSize/2)
+}
+
+// PutTree gives r's subtree walk buffers back to the pool, unless
+// subdirectories listed for a walk are waiting in them (TreeAdd). What
+// r's last Tree returned is no longer valid.
+func (r *Reader) PutTree() {
+	if r.nodes == nil || r.nnodes != 0 {
+		return
+	}
+	b := treeBufs{r.nodes, r.tnames, r.trecs, r.tlnames, r.lnode, r.tscr, r.tscrNames}
+	r.nodes, r.tnames, r.trecs, r.tlnames, r.lnode, r.tscr, r.tscrNames = nil, nil, nil, nil, nil, nil, nil
+	treePool.Lock()
+	treePool.free = append(treePool.free, b)
+	treePool.Unlock()
 }
 
 // direntMin is the least room a getdents64 record takes: its header and
@@ -275,7 +326,7 @@ func (r *Reader) treeCall(walk func(*treeCtl, int, []uint64, *Reader), rootfd in
 	// a local would escape, one allocation per subtree walk.
 	t := &r.tctl
 	*t = treeCtl{
-		flags: uint32(mode & (times | TreeOneFS | TreeAllLinks)), nodeCap: uint32(len(r.nodes)),
+		flags: uint32(mode & (times | TreeOneFS | TreeAllLinks | TreeLinkIDs)), nodeCap: uint32(len(r.nodes)),
 		tnamesCap: uint32(len(r.tnames)), recCap: uint32(len(r.trecs)), namesCap: uint32(len(r.tlnames)),
 		dbufCap: uint32(len(r.dbuf)), budget: uint32(min(budget, 1<<30)), nanc: uint32(len(slots) / 3),
 		rootDev: rootDev, nnodes: uint32(r.nnodes), tnamesLen: uint32(r.tnamesLen),

@@ -36,6 +36,13 @@ const (
 	_ = uintptr(unsafe.Offsetof(treeCtl{}.rootDev) - unsafe.Offsetof(C.godu_tree{}.root_dev))
 	_ = uintptr(unsafe.Offsetof(treeCtl{}.yieldMin) - unsafe.Offsetof(C.godu_tree{}.yield_min))
 	_ = uintptr(unsafe.Offsetof(C.godu_tree{}.yield_min) - unsafe.Offsetof(treeCtl{}.yieldMin))
+	// The tree flags are the core's.
+	_ = uint32(TreeOneFS - C.GODU_TREE_ONE_FS)
+	_ = uint32(C.GODU_TREE_ONE_FS - TreeOneFS)
+	_ = uint32(TreeAllLinks - C.GODU_TREE_ALL_LINKS)
+	_ = uint32(C.GODU_TREE_ALL_LINKS - TreeAllLinks)
+	_ = uint32(TreeLinkIDs - C.GODU_TREE_LINK_IDS)
+	_ = uint32(C.GODU_TREE_LINK_IDS - TreeLinkIDs)
 	_ = uintptr(unsafe.Sizeof(Live{}) - C.sizeof_godu_live)
 	_ = uintptr(C.sizeof_godu_live - unsafe.Sizeof(Live{}))
 	_ = uintptr(unsafe.Offsetof(Live{}.Jobs) - unsafe.Offsetof(C.godu_live{}.jobs))

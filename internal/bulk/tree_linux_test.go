@@ -85,7 +85,7 @@ func TestTreeCoresAgree(t *testing.T) {
 		var anc Idents
 		anc.Add(st.Dev, st.Ino)
 		for _, budget := range []int{1, 5, 60, 1 << 20} {
-			for _, mode := range []Mode{0, MTime, TreeOneFS, TreeAllLinks | CTime, TreeHandMixed, TreeHandMixed | ATime} {
+			for _, mode := range []Mode{0, MTime, TreeOneFS, TreeAllLinks | CTime, TreeHandMixed, TreeHandMixed | ATime, TreeLinkIDs | MTime} {
 				var got [2]Tree
 				for try := 0; try < 5 && (try == 0 || !reflect.DeepEqual(got[0], got[1])); try++ {
 					for k, walk := range []func(*treeCtl, int, []uint64, *Reader){coreTree, goTree} {
@@ -401,4 +401,112 @@ func TestTreeOpenErr(t *testing.T) {
 		}
 		checkHandedFds(t, tr.Nodes)
 	}
+}
+
+// TestTreeLinkIDs: with TreeLinkIDs a walk returns every hard link it
+// meets without its name, in both cores, and names take no room: six
+// directories of 60 hard-linked files of 200-byte names (72 kB of names,
+// more than a fresh Reader's room for link names) are read in the first
+// walk, where without the flag the walk runs out of room and leaves one.
+func TestTreeLinkIDs(t *testing.T) {
+	root := t.TempDir()
+	out := filepath.Join(root, "outside")
+	want := map[uint64]bool{}
+	for d := 0; d < 6; d++ {
+		dir := filepath.Join(root, "d", fmt.Sprint("links", d))
+		for _, dd := range []string{dir, out} {
+			if err := os.MkdirAll(dd, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := 0; i < 60; i++ {
+			name := fmt.Sprintf("%d-%02d-%s", d, i, strings.Repeat("n", 195))
+			f := filepath.Join(dir, name)
+			if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Link(f, filepath.Join(out, name)); err != nil {
+				t.Fatal(err)
+			}
+			var st unix.Stat_t
+			unix.Lstat(f, &st)
+			want[st.Ino] = true
+		}
+	}
+	fd, st := openRoot(t, filepath.Join(root, "d"))
+	var anc Idents
+	anc.Add(st.Dev, st.Ino)
+	for _, walk := range []func(*treeCtl, int, []uint64, *Reader){coreTree, goTree} {
+		for _, mode := range []Mode{0, TreeLinkIDs} {
+			r := NewReader()
+			startTree(t, r, filepath.Join(root, "d"), fd)
+			tr := r.treeCall(walk, fd, st.Dev, &anc, 1<<20, mode)
+			unread := 0
+			for _, n := range tr.Nodes {
+				if n.Done == 0 {
+					unread++
+				}
+				if n.Fd > 0 {
+					unix.Close(int(n.Fd))
+				}
+			}
+			if mode == 0 {
+				if unread == 0 || r.tctl.linksFull == 0 {
+					t.Fatalf("walk %d without TreeLinkIDs: %d left, links full %d: the fixture's names fit", k(walk), unread, r.tctl.linksFull)
+				}
+				continue
+			}
+			if unread != 0 || len(tr.Links.Records) != len(want) {
+				t.Fatalf("walk %d with TreeLinkIDs: %d left, %d links of %d", k(walk), unread, len(tr.Links.Records), len(want))
+			}
+			for _, rec := range tr.Links.Records {
+				if !want[rec.Ino] || rec.NameLen != 0 || rec.Nlink != 2 {
+					t.Fatalf("walk %d with TreeLinkIDs: link %+v", k(walk), rec)
+				}
+			}
+			if len(tr.Links.names) != 0 {
+				t.Fatalf("walk %d with TreeLinkIDs: %d bytes of names", k(walk), len(tr.Links.names))
+			}
+		}
+	}
+}
+
+// k names a core in messages: 0 the build's, 1 the Go one.
+func k(walk func(*treeCtl, int, []uint64, *Reader)) int {
+	if reflect.ValueOf(walk).Pointer() == reflect.ValueOf(goTree).Pointer() {
+		return 1
+	}
+	return 0
+}
+
+// TestPutTree: a Reader gives its subtree walk buffers back, and the next
+// Reader that walks takes them instead of making new ones; one with
+// subdirectories listed for a walk (TreeAdd) keeps them.
+func TestPutTree(t *testing.T) {
+	r := NewReader()
+	r.TreeStart()
+	rec := Record{Type: Directory, Ino: 1}
+	if !r.TreeAdd(&rec, []byte("a")) {
+		t.Fatal("TreeAdd refused a node")
+	}
+	nodes := &r.nodes[0]
+	r.PutTree() // a node listed: kept
+	if r.nodes == nil || &r.nodes[0] != nodes || r.nnodes != 1 {
+		t.Fatal("PutTree gave away buffers holding a listed node")
+	}
+	r.TreeStart()
+	r.nnodes = 0
+	r.PutTree()
+	if r.nodes != nil || r.tnames != nil || r.tscr != nil || r.trecs != nil {
+		t.Fatal("PutTree kept the buffers")
+	}
+	r2 := NewReader()
+	if !r2.TreeAdd(&rec, []byte("b")) {
+		t.Fatal("TreeAdd refused a node")
+	}
+	if &r2.nodes[0] != nodes {
+		t.Fatal("a new Reader made buffers where a set was free")
+	}
+	r2.TreeStart()
+	r2.PutTree()
 }

@@ -280,6 +280,9 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	if w.opts.CountLinks {
 		sc.subtreeMode |= bulk.TreeAllLinks
 	}
+	if sc.linksNow {
+		sc.subtreeMode |= bulk.TreeLinkIDs // countTreeLinks needs no name
+	}
 	root := newDir(nil, path, 0, &rec)
 	root.node = &Node{Name: path, IsDir: true, Type: bulk.Directory, Dev: rec.Dev, Ino: rec.Ino}
 	if w.opts.Details {

@@ -56,6 +56,7 @@ func (w *Walker) getWorker() *worker {
 
 func (w *Walker) putWorker(wk *worker) {
 	wk.current.Store(nil)
+	wk.rd.PutTree()
 	w.workMu.Lock()
 	w.idle = append(w.idle, wk)
 	w.workMu.Unlock()
