@@ -56,17 +56,21 @@ type Options struct {
 	// with names by "/") before it is read; an entry skipped is neither
 	// counted nor entered, as with du --exclude.
 	Skip func(path string) bool
-	// OnNode, if set, receives each reported entry once its subtree is
-	// complete, children before parents, with its path; calls are
-	// serialised. The Node's Children are left nil (the returned tree has
-	// them). Returning Stop, or any error, ends the scan: Scan then
-	// returns that error. Siblings come in no set order. Totals of the
-	// entries below the operand leave out files with several links (which
-	// are charged once, to the first link met, when the walk is over),
-	// except with CountLinks; the operand's Node comes last, once they are
-	// charged, with its final figures (the returned tree has every
-	// entry's).
+	// OnNode, if set, receives each reported entry in du's order, as the
+	// godu command prints it: children before their directory, siblings
+	// by name (Node.Walk's order), each once its subtree is complete and
+	// every entry before it was received, with its final figures (hard
+	// links included) and its path. Calls are serialised. The Node's
+	// Children are left nil (the returned tree has them); the Node and
+	// path are the callee's to keep. Returning Stop, or any error, ends
+	// the scan: Scan then returns that error, and the operand's Node with
+	// the entries received by then, under its sums so far.
 	OnNode func(path string, n *Node) error
+	// NoTree, with OnNode, keeps no Node below the operand: Scan returns
+	// the operand's Node without Children, and a scan's memory no longer
+	// grows with the number of entries reported (as the godu command's
+	// output does not), only with the widest directory's.
+	NoTree bool
 	// OnError, if set, receives each error met below the operand, and the
 	// scan's returned error leaves them out. Calls are serialised.
 	//
@@ -210,6 +214,12 @@ type Scanner struct {
 	errPaths []string
 	stopAt   error // set by OnNode's calls only
 	cancel   context.CancelFunc
+	// With OnNode, the tree being built from the stream: the operand's
+	// path, the Nodes received at each depth and not yet under their
+	// directory, and the operand's Node once received.
+	root   string
+	levels [][]*Node
+	top    *Node
 }
 
 // NewScanner returns a Scanner.
@@ -244,7 +254,9 @@ func newScanner(opts Options, hashAll bool) *Scanner {
 		OnError:        s.onError,
 	}
 	if opts.OnNode != nil {
-		wo.OnNode = s.onNode
+		// The walk's ordered stream: each entry in du's order, with its
+		// final figures; Scan's tree is built from it (onStream).
+		wo.Stream = s.onStream
 	}
 	s.w = walk.New(wo)
 	return s
@@ -262,6 +274,7 @@ func (s *Scanner) Scan(ctx context.Context, path string) (*Node, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.errs, s.errPaths, s.stopAt, s.cancel = nil, nil, nil, cancel
+	s.root, s.levels, s.top = path, s.levels[:0], nil
 	wn, err := s.w.Walk(ctx, path)
 	if s.stopAt != nil {
 		err = s.stopAt
@@ -281,9 +294,22 @@ func (s *Scanner) Scan(ctx context.Context, path string) (*Node, error) {
 	return s.tree(path, wn), errors.Join(s.errs...)
 }
 
-// tree is the Nodes of wn, with the errors met below each marked.
+// tree is the Nodes of wn, with the errors met below each marked. With
+// OnNode, it is the one built from the stream: whole, or, when the scan
+// ended early, wn's partial sums over the operand's entries received
+// whole by then.
 func (s *Scanner) tree(path string, wn *walk.Node) *Node {
-	root := convert(wn)
+	root := s.top
+	switch {
+	case s.opts.OnNode == nil:
+		root = convert(wn)
+	case root == nil:
+		root = node(wn)
+		if len(s.levels) > 1 {
+			root.Children = s.levels[1]
+		}
+	}
+	s.levels = s.levels[:0]
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, p := range s.errPaths {
@@ -315,15 +341,45 @@ func (s *Scanner) onError(e *walk.Error) {
 	}
 }
 
-func (s *Scanner) onNode(path string, wn *walk.Node) {
-	if s.stopAt != nil {
+// onStream receives each reported entry from the walk, in du's order
+// (children before their directory, siblings by name), and hands it to
+// OnNode, then puts it in the tree Scan returns: an entry's children are
+// the Nodes received one level below it since its previous sibling.
+func (s *Scanner) onStream(path string, wn *walk.Node) {
+	path = strings.Clone(path) // the stream reuses its memory, and a file's Name's
+	n := node(wn)
+	n.Name = strings.Clone(wn.Name)
+	depth := 0
+	if path != s.root && strings.HasPrefix(path, s.root) {
+		rel := path[len(s.root):]
+		depth = strings.Count(rel, "/")
+		if strings.HasSuffix(s.root, "/") {
+			depth++ // Join adds none after it
+		}
+	}
+	for len(s.levels) <= depth+1 {
+		s.levels = append(s.levels, nil)
+	}
+	if s.stopAt == nil && s.opts.OnNode != nil {
+		call := *n
+		call.ErrBelow = s.errorBelow(path)
+		if err := s.opts.OnNode(path, &call); err != nil {
+			s.stopAt = err
+			s.cancel()
+		}
+	}
+	if depth == 0 {
+		s.top = n
+	}
+	if s.opts.NoTree {
 		return
 	}
-	n := node(wn)
-	n.ErrBelow = s.errorBelow(path)
-	if err := s.opts.OnNode(path, n); err != nil {
-		s.stopAt = err
-		s.cancel()
+	if wn.IsDir {
+		n.Children = s.levels[depth+1]
+		s.levels[depth+1] = nil
+	}
+	if depth > 0 {
+		s.levels[depth] = append(s.levels[depth], n)
 	}
 }
 

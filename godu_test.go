@@ -10,6 +10,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -265,6 +266,125 @@ func TestOnNodeRootWithLinks(t *testing.T) {
 		}
 		if last != root || got != want || n.DiskUsage != want {
 			t.Errorf("%+v: last OnNode %s %d, tree %d, du -s %d", opts, last, got, n.DiskUsage, want)
+		}
+	}
+}
+
+// OnNode receives every reported entry in du's order (the returned
+// tree's Walk order: children before their directory, siblings by name),
+// each with its final figures, hard links included, the same as the tree
+// of a scan without OnNode; on random trees whose files have links within
+// and outside the tree, for each option set and worker count.
+func TestOnNodeOrderAndFigures(t *testing.T) {
+	for seed := int64(1); seed <= 6; seed++ {
+		top := t.TempDir()
+		root := filepath.Join(top, "t")
+		rng := rand.New(rand.NewSource(seed))
+		testtree.Random(t, root, rng, 4, 6, 5, 0)
+		var files []string
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				files = append(files, p)
+			}
+			return nil
+		})
+		for i, f := range files {
+			switch i % 3 {
+			case 0:
+				os.Link(f, filepath.Join(top, fmt.Sprint("out", i)))
+			case 1:
+				os.Link(f, filepath.Join(filepath.Dir(files[rng.Intn(len(files))]), fmt.Sprint("in", i)))
+			}
+		}
+		for _, opts := range []godu.Options{{}, {Files: true}, {MaxDepth: 2}, {Files: true, Jobs: 1}, {Jobs: 8, Time: godu.ChangeTime}} {
+			plain, err := godu.Scan(context.Background(), root, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			type call struct {
+				path       string
+				use, inode int64
+			}
+			var calls []call
+			opts.OnNode = func(p string, n *godu.Node) error {
+				if n.Children != nil {
+					t.Errorf("%s: OnNode's Node has Children", p)
+				}
+				calls = append(calls, call{p, n.DiskUsage, n.Inodes})
+				return nil
+			}
+			tree, err := godu.Scan(context.Background(), root, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want, built []call
+			plain.Walk(func(p string, n *godu.Node) { want = append(want, call{p, n.DiskUsage, n.Inodes}) })
+			tree.Walk(func(p string, n *godu.Node) { built = append(built, call{p, n.DiskUsage, n.Inodes}) })
+			if !reflect.DeepEqual(calls, want) || !reflect.DeepEqual(built, want) {
+				t.Fatalf("seed %d %+v:\nOnNode %v\ntree   %v\nwant   %v", seed, opts, calls, built, want)
+			}
+			// NoTree: the same calls, the operand alone returned.
+			calls = nil
+			opts.NoTree = true
+			top, err := godu.Scan(context.Background(), root, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(calls, want) || top.Children != nil || top.DiskUsage != plain.DiskUsage || top.Inodes != plain.Inodes {
+				t.Fatalf("seed %d %+v: NoTree: root %+v\nOnNode %v\nwant   %v", seed, opts, top, calls, want)
+			}
+		}
+	}
+}
+
+// Stopped by OnNode, a scan returns the operand's partial tree: its
+// entries received whole by then, each with its final figures, under the
+// operand's sums so far.
+func TestOnNodeStopPartialTree(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "t")
+	spec := map[string]string{}
+	for i := range 8 {
+		for j := range 8 {
+			for k := range 4 {
+				spec[fmt.Sprintf("a%d/b%d/f%d", i, j, k)] = "file:5000"
+			}
+		}
+	}
+	testtree.Build(t, root, spec)
+	whole, err := godu.Scan(context.Background(), root, godu.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	final := map[string]int64{}
+	whole.Walk(func(p string, n *godu.Node) { final[p] = n.Inodes })
+	for _, after := range []int{1, 3, 10} {
+		calls := 0
+		n, err := godu.Scan(context.Background(), root, godu.Options{Jobs: 1, OnNode: func(string, *godu.Node) error {
+			if calls++; calls == after {
+				return godu.Stop
+			}
+			return nil
+		}})
+		if err != godu.Stop || calls != after {
+			t.Fatalf("stop after %d: %v after %d calls", after, err, calls)
+		}
+		if n == nil || n.Name != root || n.Inodes < 1 || n.Inodes > whole.Inodes {
+			t.Fatalf("stop after %d: root %+v, whole %d inodes", after, n, whole.Inodes)
+		}
+		var below int64
+		for _, c := range n.Children {
+			below += c.Inodes
+			c.Walk(func(p string, c *godu.Node) {
+				if p = filepath.Join(root, p); final[p] != c.Inodes {
+					t.Errorf("stop after %d: %s has %d inodes, %d in the whole tree", after, p, c.Inodes, final[p])
+				}
+			})
+		}
+		if below >= n.Inodes {
+			t.Errorf("stop after %d: root %d inodes, its children %d", after, n.Inodes, below)
+		}
+		if after == 1 && n.Inodes == whole.Inodes {
+			t.Errorf("stopped at the first entry, the scan read the whole tree (%d inodes)", n.Inodes)
 		}
 	}
 }

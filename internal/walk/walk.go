@@ -209,9 +209,10 @@ var pollerOnce sync.Once
 // Walk walks the tree at path and returns its root Node, or nil when the
 // operand could not be examined or had been counted already (HashAll).
 // Errors of entries go to OnError; the returned error is only ctx's.
-// When ctx ends first, the Node is the tree of what was read by then
-// (without Stream: nil), each directory's sums covering what was read of
-// it, and OnNode is called no more.
+// When ctx ends first, the Node is the tree of what was read by then,
+// each directory's sums covering what was read of it (with Stream, the
+// operand's Node alone: its sums cover itself, its files and the
+// subdirectories complete by then), and OnNode is called no more.
 func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	if w.opts.Exclude != nil && w.opts.Exclude(path) {
 		return nil, ctx.Err()
@@ -360,7 +361,12 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	w.workMu.Unlock()
 	if err := ctx.Err(); err != nil {
 		if sc.em != nil {
-			return nil, err
+			// The operand's sums so far: itself, its files and the
+			// subdirectories complete (the stream hands out nothing more).
+			if atomic.LoadInt32(&root.pending) > 0 {
+				root.node.Totals, root.node.Own = root.sub.load(), root.own.load()
+			}
+			return root.node, err
 		}
 		sc.chargeLinks()
 		return root.node, err // what was read before the end
