@@ -126,10 +126,12 @@ func TestCancel(t *testing.T) {
 	if err != context.Canceled || n == nil || n.Inodes != 1 || len(n.Children) != 0 {
 		t.Fatalf("canceled walk returned %v, %v", n, err)
 	}
-	// With Stream, no tree.
-	n, err = New(Options{Stream: func(string, *Node) {}}).Walk(ctx, root)
-	if err != context.Canceled || n != nil {
-		t.Fatalf("canceled streaming walk returned %v, %v", n, err)
+	// With Stream, the operand's Node alone, counting itself alone, and
+	// nothing streamed.
+	streamed := 0
+	n, err = New(Options{Stream: func(string, *Node) { streamed++ }}).Walk(ctx, root)
+	if err != context.Canceled || n == nil || n.Inodes != 1 || len(n.Children) != 0 || streamed != 0 {
+		t.Fatalf("canceled streaming walk returned %v, %v, %d streamed", n, err, streamed)
 	}
 }
 
