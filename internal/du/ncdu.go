@@ -57,7 +57,11 @@ func (s *ncduSink) enter(path string, n *walk.Node) {
 	s.rooted = true
 	b := append(s.buf[:0], ",\n["...)
 	b = s.appendItem(b, path, n)
-	s.devs = append(s.devs, n.Detail.Dev)
+	var dev uint64
+	if n.Detail != nil {
+		dev = n.Detail.Dev
+	}
+	s.devs = append(s.devs, dev)
 	s.out.Write(b)
 	s.buf = b
 }
@@ -108,7 +112,10 @@ func (s *ncduSink) end() {
 }
 
 func (s *ncduSink) appendItem(b []byte, path string, n *walk.Node) []byte {
-	d := &n.Detail
+	d := n.Detail
+	if d == nil { // (every Node has one under Details)
+		d = &walk.Detail{}
+	}
 	name := n.Name
 	root := len(s.devs) == 0
 	if root {

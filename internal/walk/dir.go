@@ -3,6 +3,7 @@ package walk
 import (
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/godu-sh/godu/internal/bulk"
@@ -17,8 +18,11 @@ type dir struct {
 	ino    uint64
 	// skipped: a mount point left out by -x after opening it (macOS).
 	skipped bool
-	fd      descriptor // reads d; then opens its subdirectories (fd.go)
-	node    *Node      // nil when not reported
+	// fd reads d, then opens its subdirectories (fd.go): made when d is
+	// read (visit), or stands in for a directory a subtree walk read, so
+	// that a directory waiting to be read costs no descriptor's room.
+	fd   *descriptor
+	node *Node // nil when not reported
 	// top: of a directory not reported, the highest such on its path
 	// (right below a reported one), which holds the links found below it
 	// for the emitter (streamLink); plen: the length of d's path. Both set
@@ -29,7 +33,16 @@ type dir struct {
 	// until d's entries are matched (their paths built from it, where
 	// building d's from its ancestors' names costs O(depth) in pointers).
 	xpath string
-	st    *streamDir // with Options.Stream: kept for the emitter
+	st    *streamDir // with Options.Stream: its lists, made when first needed
+	// With Options.Stream, what the emitter asks of a directory before it
+	// enters it: whether its children are all known (listed) and its
+	// figures final (complete), whether it is left out after all (left:
+	// a mount point under -x, or in an ordered walk a later path to a
+	// directory counted before, or below one), and in an ordered walk
+	// whether the emitter has decided it. A directory waiting to be read
+	// costs no streamDir.
+	listed, complete, left atomic.Bool
+	decided                bool
 
 	sub atomicTotals // the subtree so far
 	own atomicTotals // the directory and its files

@@ -74,7 +74,7 @@ func TestOperandsHopeless(t *testing.T) {
 		})
 		return n
 	}
-	operand := &dir{}
+	operand := &dir{fd: new(descriptor)}
 	for i, c := range []struct {
 		opens bool
 		want  int
@@ -93,7 +93,7 @@ func TestOperandsHopeless(t *testing.T) {
 	if !w.operandsHopeless.Load() {
 		t.Errorf("the Walker is not hopeless after its last operand went unopened")
 	}
-	sub := &dir{parent: operand}
+	sub := &dir{parent: operand, fd: new(descriptor)}
 	if got := tries(sub, false); got != scarceTries+1 {
 		t.Errorf("a directory below an operand: %d tries, want %d (its walk's own patience)", got, scarceTries+1)
 	}

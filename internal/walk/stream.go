@@ -55,11 +55,7 @@ type streamDir struct {
 	deep    *packed    // links charged once complete (nil: none)
 	si, ei  int        // the emitter's next subdirectory and error
 	merging bool       // the emitter has started merging the files' runs
-	decided bool       // an ordered walk's emitter has decided the directory
 
-	listed   atomic.Bool
-	complete atomic.Bool
-	skipped  atomic.Bool // left out after all (a mount point under -x)
 	// Links charged by the emitter below and in the directory, and those
 	// of them directly in it (du -S); the emitter's alone.
 	extra, extraOwn Totals
@@ -141,12 +137,11 @@ func (sc *scan) streamLeftOut(d *dir, name []byte, flag uint8) {
 // ordered walk c then waits for its decision too (its pending count), and
 // is not listed, reporting false, when d is known not to count.
 func (sc *scan) streamSubdir(d, c *dir) bool {
-	c.stream()
 	st := d.stream()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if sc.ordered {
-		if st.skipped.Load() {
+		if d.left.Load() {
 			return false
 		}
 		c.pending++
@@ -160,12 +155,11 @@ func (sc *scan) streamSubdir(d, c *dir) bool {
 // its directory unless that was counted already (with -l, every path
 // counts). Either way c may then complete.
 func (sc *scan) decide(c *dir) {
-	st := c.st
-	if st.decided {
+	if c.decided {
 		return
 	}
-	st.decided = true
-	if !st.skipped.Load() && !sc.w.opts.CountLinks && !sc.w.add(inodeset.Key{Dev: c.dev, Ino: c.ino}) {
+	c.decided = true
+	if !c.left.Load() && !sc.w.opts.CountLinks && !sc.w.add(inodeset.Key{Dev: c.dev, Ino: c.ino}) {
 		sc.drop(c)
 	}
 	sc.partDone(c)
@@ -177,13 +171,16 @@ func (sc *scan) decide(c *dir) {
 // enters them, so it decides those below here.
 func (sc *scan) drop(c *dir) {
 	c.mu.Lock()
-	c.st.skipped.Store(true)
-	subs := append([]*dir(nil), c.st.subdirs...)
+	c.left.Store(true)
+	var subs []*dir
+	if c.st != nil {
+		subs = append(subs, c.st.subdirs...)
+	}
 	c.errs, c.late = nil, nil
 	c.mu.Unlock()
 	for _, s := range subs {
-		if !s.st.decided {
-			s.st.decided = true
+		if !s.decided {
+			s.decided = true
 			sc.drop(s)
 			sc.partDone(s)
 		}
@@ -260,14 +257,15 @@ func (sc *scan) streamTreeLinks(wk *worker, d *dir, t *bulk.Tree, dirs []*dir) {
 
 // streamListed marks reported d as listed: its children are all known.
 func (sc *scan) streamListed(d *dir) {
-	st := d.stream()
 	d.mu.Lock()
-	st.files.sort()
-	// Names are unique among siblings: no order to keep among equals.
-	slices.SortFunc(st.subdirs, func(a, b *dir) int { return strings.Compare(a.name, b.name) })
-	slices.SortFunc(st.errs, func(a, b entryErr) int { return strings.Compare(a.name, b.name) })
+	if st := d.st; st != nil { // (none: d lists nothing)
+		st.files.sort()
+		// Names are unique among siblings: no order to keep among equals.
+		slices.SortFunc(st.subdirs, func(a, b *dir) int { return strings.Compare(a.name, b.name) })
+		slices.SortFunc(st.errs, func(a, b entryErr) int { return strings.Compare(a.name, b.name) })
+	}
 	d.mu.Unlock()
-	st.listed.Store(true)
+	d.listed.Store(true)
 	sc.em.kick()
 }
 
@@ -275,7 +273,7 @@ func (sc *scan) streamListed(d *dir) {
 // (An unreported one holds no links: streamLink hands them above.)
 func (sc *scan) streamComplete(d *dir) {
 	if d.node != nil {
-		d.stream().complete.Store(true)
+		d.complete.Store(true)
 		sc.em.kick()
 	}
 }
@@ -289,12 +287,13 @@ type emitter struct {
 	held  atomic.Int64 // bytes of listed files and links not handed out
 	// front is the directory the emitter waits on when it stops: to be
 	// listed, or, the top frame's, to be complete; nil once all is out.
-	front atomic.Pointer[dir]
-	stack []frame    // the directories entered, the root first
-	file  Node       // the Node handed out for a file
-	dirs  []byte     // the stack's paths (frame)
-	spill spillFile  // spill.go
-	pool  packedPool // packed.go
+	front  atomic.Pointer[dir]
+	stack  []frame    // the directories entered, the root first
+	file   Node       // the Node handed out for a file
+	detail Detail     // and its Detail, with Options.Details
+	dirs   []byte     // the stack's paths (frame)
+	spill  spillFile  // spill.go
+	pool   packedPool // packed.go
 }
 
 // filePath is Join of the top frame's path (e.dirs[:end]) and name,
@@ -326,6 +325,7 @@ func (e *emitter) spillFailed(err error) {
 // buffer (a string each cost O(depth²) bytes held on a deep chain).
 type frame struct {
 	d       *dir
+	st      *streamDir // d's, once listed (made then if d listed nothing)
 	end     int
 	entered bool // OnEnter has had it
 }
@@ -426,11 +426,14 @@ func (e *emitter) advance() {
 	withTime := opts.Time != 0
 	for len(e.stack) > 0 {
 		f := &e.stack[len(e.stack)-1]
-		st := f.d.st
-		if !st.listed.Load() {
+		if !f.d.listed.Load() {
 			e.front.Store(f.d)
 			return
 		}
+		if f.st == nil {
+			f.st = f.d.stream()
+		}
+		st := f.st
 		if !f.entered {
 			f.entered = true
 			if f.d.empty && opts.FollowAll && f.end > 1 && e.dirs[f.end-1] == '/' {
@@ -483,7 +486,8 @@ func (e *emitter) advance() {
 			if flags&flagLink == 0 {
 				e.file = Node{Name: base, Totals: t, Own: t}
 				if opts.Details {
-					e.file.Detail = fileDetail(t, flags)
+					e.detail = fileDetail(t, flags)
+					e.file.Detail = &e.detail
 				}
 				opts.Stream(path, &e.file)
 			} else {
@@ -493,7 +497,8 @@ func (e *emitter) advance() {
 				if counted && opts.ListFiles && e.sc.reported(f.d.depth+1) || opts.Details && (counted || id.nlink > 1) {
 					e.file = Node{Name: base, Totals: t, Own: t}
 					if opts.Details {
-						e.file.Detail = Detail{Self: t, Ino: id.key.Ino, Nlink: id.nlink, Uncounted: !counted, NotReg: flags&flagNotReg != 0}
+						e.detail = Detail{Self: t, Ino: id.key.Ino, Nlink: id.nlink, Uncounted: !counted, NotReg: flags&flagNotReg != 0}
+						e.file.Detail = &e.detail
 					}
 					opts.Stream(path, &e.file)
 				}
@@ -510,12 +515,12 @@ func (e *emitter) advance() {
 			if e.sc.ordered {
 				e.sc.decide(c)
 			}
-			if c.st.skipped.Load() {
+			if c.left.Load() {
 				st.subdirs[st.si] = nil
 				st.si++
 				continue
 			}
-			if !c.st.listed.Load() {
+			if !c.listed.Load() {
 				e.front.Store(c)
 				return
 			}
@@ -523,7 +528,7 @@ func (e *emitter) advance() {
 			st.si++
 			e.push(c)
 		default:
-			if !st.complete.Load() {
+			if !f.d.complete.Load() {
 				e.front.Store(f.d)
 				return
 			}
@@ -544,7 +549,7 @@ func (e *emitter) advance() {
 			}
 			e.stack = e.stack[:len(e.stack)-1]
 			if len(e.stack) > 0 {
-				e.stack[len(e.stack)-1].d.st.extra.addSum(st.extra)
+				e.stack[len(e.stack)-1].st.extra.addSum(st.extra)
 			}
 			st.subdirs, st.errs = nil, nil
 		}
@@ -556,12 +561,14 @@ func (e *emitter) advance() {
 // never enters it (an ordered walk's directory read at a later path
 // too), so its files and links no longer wait.
 func (e *emitter) release(d *dir) {
-	st := d.st
 	d.mu.Lock()
-	n := e.free(&st.files)
-	if st.deep != nil {
-		n += e.free(st.deep)
-		st.deep = nil
+	n := 0
+	if st := d.st; st != nil {
+		n = e.free(&st.files)
+		if st.deep != nil {
+			n += e.free(st.deep)
+			st.deep = nil
+		}
 	}
 	d.mu.Unlock()
 	if n > 0 {

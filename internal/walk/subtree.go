@@ -128,6 +128,7 @@ func (sc *scan) readSubtrees(wk *worker, d *dir, mixed bool) (left []*dir, nexts
 			c.inherit()
 			c.sub.set(sub[i])
 			c.own.set(own(nd))
+			c.fd = new(descriptor)
 			c.fd.hold(leftKids[i])
 			if nd.Fd >= 0 { // its left subdirectories open from it
 				c.fd.OpenFd(int(nd.Fd), sc.mode, nd.Dev)

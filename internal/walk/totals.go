@@ -59,8 +59,10 @@ type Node struct {
 	Own Totals
 	// Children are the reported entries directly below, sorted by name.
 	Children []*Node
-	// Detail describes the entry itself, with Options.Details.
-	Detail Detail
+	// Detail describes the entry itself, with Options.Details (nil
+	// otherwise: a directory's Node waits with its parent's listing, and
+	// a directory of many subdirectories holds them all).
+	Detail *Detail
 }
 
 // sortChildren puts n's children in name order, as they are printed.

@@ -55,7 +55,7 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 		}
 		return nil, -1
 	}
-	if sc.ordered && d.st.skipped.Load() {
+	if sc.ordered && d.left.Load() {
 		// Not the first path to its directory: du never reads it.
 		if fd >= 0 && d.parent != nil {
 			sys.Close(fd)
@@ -64,6 +64,9 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 		sc.streamListed(d)
 		sc.partDone(d)
 		return nil, -1
+	}
+	if d.fd == nil { // (the operand's is made before)
+		d.fd = new(descriptor)
 	}
 	sc.yield(wk)
 	if visitHook != nil {
@@ -147,7 +150,7 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 		d.node = nil
 		d.skipped = true
 		if sc.em != nil {
-			d.stream().skipped.Store(true)
+			d.left.Store(true)
 			sc.em.kick()
 		}
 		sc.partDone(d)
@@ -180,7 +183,7 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 	d.xpath = "" // every entry of d matched
 	if err != nil {
 		sc.fail(d, "read directory", d.path(), err)
-		if d.node != nil {
+		if d.node != nil && d.node.Detail != nil {
 			d.node.Detail.ReadError = true
 		}
 	}
@@ -371,7 +374,7 @@ func (sc *scan) addBatch(wk *worker, d *dir, b *bulk.Batch, toSubtree bool) {
 			if sc.kept(childDepth) {
 				c.node = &Node{Name: c.name, IsDir: true, Type: bulk.Directory, Dev: c.dev, Ino: c.ino}
 				if opts.Details {
-					c.node.Detail = Detail{Self: t, Dev: rec.Dev}
+					c.node.Detail = &Detail{Self: t, Dev: rec.Dev}
 				}
 				if sc.em != nil && !sc.streamSubdir(d, c) {
 					continue // d is not counted: neither is c
@@ -421,7 +424,7 @@ func (sc *scan) addBatch(wk *worker, d *dir, b *bulk.Batch, toSubtree bool) {
 func (sc *scan) partDone(d *dir) {
 	for d != nil && atomic.AddInt32(&d.pending, -1) == 0 {
 		t := d.sub.load()
-		dropped := sc.ordered && d.st.skipped.Load()
+		dropped := sc.ordered && d.left.Load()
 		if dropped {
 			t = Totals{Time: NoTime} // not the first path to its directory
 		}

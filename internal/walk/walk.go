@@ -287,8 +287,9 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	root := newDir(nil, path, 0, &rec)
 	root.node = &Node{Name: path, IsDir: true, Type: bulk.Directory, Dev: rec.Dev, Ino: rec.Ino}
 	if w.opts.Details {
-		root.node.Detail = Detail{Self: entryTotals(&rec), Dev: rec.Dev}
+		root.node.Detail = &Detail{Self: entryTotals(&rec), Dev: rec.Dev}
 	}
+	root.fd = new(descriptor)
 	root.fd.hold(1)
 	if w.opts.Stream != nil {
 		sc.em = &emitter{sc: sc, stack: []frame{{d: root, end: len(path)}}, dirs: []byte(path)}
@@ -329,7 +330,7 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	}
 	if err != nil {
 		w.fail("read directory", path, err)
-		if root.node != nil {
+		if root.node != nil && root.node.Detail != nil {
 			root.node.Detail.ReadError = true
 		}
 		if sc.em != nil {
