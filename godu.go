@@ -194,9 +194,11 @@ type Progress struct {
 // that Options.Skip leaves out, a nil Node and a nil error (du prints
 // nothing for it). Of several trailing slashes, the paths keep one, as
 // du's do ("d///" is reported "d/", its entries "d/x"). When
-// ctx ends first, Scan returns the tree of what was read by then (each
-// Node's sums cover what was read below it) and ctx's error; when OnNode
-// ends the scan, that tree and OnNode's error.
+// ctx ends first, Scan returns ctx's error and the operand's Node, its
+// sums covering what was read by then, with below it the entries
+// complete by then in du's order (those OnNode received, each with its
+// final figures); when OnNode ends the scan, that tree and OnNode's
+// error.
 func Scan(ctx context.Context, path string, opts Options) (*Node, error) {
 	return newScanner(opts, false).Scan(ctx, path)
 }
@@ -213,6 +215,7 @@ type Scanner struct {
 	errs     []error    // kept for Scan's result
 	errPaths []string
 	stopAt   error // set by OnNode's calls only
+	ctx      context.Context
 	cancel   context.CancelFunc
 	// With OnNode, the tree being built from the stream: the operand's
 	// path, the Nodes received at each depth and not yet under their
@@ -253,11 +256,13 @@ func newScanner(opts Options, hashAll bool) *Scanner {
 		Exclude:        opts.Skip,
 		OnError:        s.onError,
 	}
-	if opts.OnNode != nil {
-		// The walk's ordered stream: each entry in du's order, with its
-		// final figures; Scan's tree is built from it (onStream).
-		wo.Stream = s.onStream
-	}
+	// Every scan reads the walk's ordered stream, the one the command
+	// prints: each entry in du's order, with its final figures (hard
+	// links charged to the first link in that order, and with
+	// FollowSymlinks a directory reached twice counted at the first path
+	// in it); OnNode is given each, and Scan's tree is built from it
+	// (onStream).
+	wo.Stream, wo.FileIDs = s.onStream, true
 	s.w = walk.New(wo)
 	return s
 }
@@ -273,7 +278,7 @@ func (s *Scanner) Scan(ctx context.Context, path string) (*Node, error) {
 	path = walk.TrimSlashes(path)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	s.errs, s.errPaths, s.stopAt, s.cancel = nil, nil, nil, cancel
+	s.errs, s.errPaths, s.stopAt, s.ctx, s.cancel = nil, nil, nil, ctx, cancel
 	s.root, s.levels, s.top = path, s.levels[:0], nil
 	wn, err := s.w.Walk(ctx, path)
 	if s.stopAt != nil {
@@ -294,22 +299,19 @@ func (s *Scanner) Scan(ctx context.Context, path string) (*Node, error) {
 	return s.tree(path, wn), errors.Join(s.errs...)
 }
 
-// tree is the Nodes of wn, with the errors met below each marked. With
-// OnNode, it is the one built from the stream: whole, or, when the scan
-// ended early, wn's partial sums over the operand's entries received
-// whole by then.
+// tree is the tree built from the stream, with the errors met below each
+// entry marked: whole, or, when the scan ended early, wn's sums so far
+// over the operand's entries received by then.
 func (s *Scanner) tree(path string, wn *walk.Node) *Node {
 	root := s.top
-	switch {
-	case s.opts.OnNode == nil:
-		root = convert(wn)
-	case root == nil:
+	if root == nil {
 		root = node(wn)
-		if len(s.levels) > 1 {
+		if len(s.levels) > 1 && !s.opts.NoTree {
 			root.Children = s.levels[1]
 		}
 	}
-	s.levels = s.levels[:0]
+	clear(s.levels) // the Scanner keeps none of the tree
+	s.levels, s.top = s.levels[:0], nil
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, p := range s.errPaths {
@@ -346,6 +348,9 @@ func (s *Scanner) onError(e *walk.Error) {
 // OnNode, then puts it in the tree Scan returns: an entry's children are
 // the Nodes received one level below it since its previous sibling.
 func (s *Scanner) onStream(path string, wn *walk.Node) {
+	if s.stopAt != nil || s.ctx.Err() != nil {
+		return // the scan's end: what follows was not received
+	}
 	path = strings.Clone(path) // the stream reuses its memory, and a file's Name's
 	n := node(wn)
 	n.Name = strings.Clone(wn.Name)
@@ -416,17 +421,6 @@ func node(wn *walk.Node) *Node {
 		DiskUsage: wn.Blocks * 512, ApparentSize: wn.Bytes, Inodes: wn.Inodes}
 	if wn.Time != walk.NoTime {
 		n.Latest = time.Unix(0, wn.Time)
-	}
-	return n
-}
-
-func convert(wn *walk.Node) *Node {
-	n := node(wn)
-	if len(wn.Children) > 0 {
-		n.Children = make([]*Node, len(wn.Children))
-		for i, c := range wn.Children {
-			n.Children[i] = convert(c)
-		}
 	}
 	return n
 }

@@ -205,7 +205,8 @@ func (r *Reader) TreeStart() {
 // operand, never pays for their 400 kB) and gives it back with PutTree,
 // for the next Reader that needs one: a walk makes as many sets as
 // Readers walk subtrees at once, not one per Reader (a Reader that only
-// holds a listed batch while it waits to be examined walks none).
+// holds a listed batch while it waits to be examined walks none). The
+// pool is a sync.Pool: sets no walk takes are collected.
 type treeBufs struct {
 	nodes     []TreeNode
 	tnames    []byte
@@ -216,24 +217,15 @@ type treeBufs struct {
 	tscrNames []byte
 }
 
-var treePool struct {
-	sync.Mutex
-	free []treeBufs
-}
+var treePool sync.Pool // of *treeBufs
 
 // treeBuffers takes a set of buffers from the pool, or makes one.
 func (r *Reader) treeBuffers() {
-	treePool.Lock()
-	if n := len(treePool.free); n > 0 {
-		b := treePool.free[n-1]
-		treePool.free[n-1] = treeBufs{}
-		treePool.free = treePool.free[:n-1]
-		treePool.Unlock()
+	if b, _ := treePool.Get().(*treeBufs); b != nil {
 		r.nodes, r.tnames, r.trecs, r.tlnames, r.lnode, r.tscr, r.tscrNames =
 			b.nodes, b.tnames, b.trecs, b.tlnames, b.lnode, b.tscr, b.tscrNames
 		return
 	}
-	treePool.Unlock()
 	r.nodes = make([]TreeNode, TreeNodes)
 	r.tnames = make([]byte, treeNames)
 	// Room for a few hard links: it doubles, up to treeRecsMax, each time
@@ -252,11 +244,8 @@ func (r *Reader) PutTree() {
 	if r.nodes == nil || r.nnodes != 0 {
 		return
 	}
-	b := treeBufs{r.nodes, r.tnames, r.trecs, r.tlnames, r.lnode, r.tscr, r.tscrNames}
+	treePool.Put(&treeBufs{r.nodes, r.tnames, r.trecs, r.tlnames, r.lnode, r.tscr, r.tscrNames})
 	r.nodes, r.tnames, r.trecs, r.tlnames, r.lnode, r.tscr, r.tscrNames = nil, nil, nil, nil, nil, nil, nil
-	treePool.Lock()
-	treePool.free = append(treePool.free, b)
-	treePool.Unlock()
 }
 
 // direntMin is the least room a getdents64 record takes: its header and

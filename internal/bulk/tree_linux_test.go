@@ -480,8 +480,9 @@ func k(walk func(*treeCtl, int, []uint64, *Reader)) int {
 }
 
 // TestPutTree: a Reader gives its subtree walk buffers back, and the next
-// Reader that walks takes them instead of making new ones; one with
-// subdirectories listed for a walk (TreeAdd) keeps them.
+// Reader that walks takes them instead of making new ones (no collection
+// between); one with subdirectories listed for a walk (TreeAdd) keeps
+// them.
 func TestPutTree(t *testing.T) {
 	r := NewReader()
 	r.TreeStart()
@@ -504,7 +505,8 @@ func TestPutTree(t *testing.T) {
 	if !r2.TreeAdd(&rec, []byte("b")) {
 		t.Fatal("TreeAdd refused a node")
 	}
-	if &r2.nodes[0] != nodes {
+	// (The race detector's sync.Pool drops some of what it is given.)
+	if &r2.nodes[0] != nodes && !raceEnabled {
 		t.Fatal("a new Reader made buffers where a set was free")
 	}
 	r2.TreeStart()

@@ -34,8 +34,9 @@ const (
 	chunkSize = 1 << chunkBits
 	// recordExtra bounds what one file's record holds besides its name
 	// (NAME_MAX is 255 bytes on Linux, 1023 bytes of UTF-8 on macOS):
-	// seven varints (a link's three included) and the flags.
-	recordExtra = 7*binary.MaxVarintLen64 + 1
+	// nine varints (a link's three and an identity's two included), the
+	// flags and an identity's type.
+	recordExtra = 9*binary.MaxVarintLen64 + 2
 	// firstChunk is a directory's first chunk: room for a few files. A
 	// directory waiting on the stream with one file listed (each level of
 	// a chain whose file sorts after its subdirectory, under -a) holds no
@@ -52,8 +53,29 @@ const (
 	flagOtherFS               // left out by -x
 	flagLink                  // a hard link, charged by the emitter (stream.go)
 	flagBelow                 // a link below the child its record names
+	flagID                    // the record ends with the file's identity (fileIdent)
 	flagLeftOut   = flagReadError | flagPattern | flagOtherFS
 )
+
+// fileIdent is what a record adds with flagID (Options.FileIDs): the
+// file's type, device and inode number.
+type fileIdent struct {
+	typ      bulk.Type
+	dev, ino uint64
+}
+
+// addIdent ends the record just added (add, addLink) with the file's
+// identity.
+func (p *packed) addIdent(id fileIdent) {
+	n := len(p.chunks) - 1
+	c := p.chunks[n]
+	was := len(c)
+	c = append(c, uint8(id.typ)) // (add left room: recordExtra)
+	c = binary.AppendUvarint(c, id.dev)
+	c = binary.AppendUvarint(c, id.ino)
+	p.chunks[n] = c
+	p.inMemory += len(c) - was
+}
 
 // linkID is what a hard link's record adds to a file's.
 type linkID struct {
@@ -213,7 +235,7 @@ func recordName(b []byte) []byte {
 }
 
 // decodeRecord reads the record at the start of b; size is its length.
-func decodeRecord(b []byte, withTime bool) (name []byte, t Totals, flags uint8, id linkID, size int) {
+func decodeRecord(b []byte, withTime bool) (name []byte, t Totals, flags uint8, id linkID, ident fileIdent, size int) {
 	n, k := binary.Uvarint(b)
 	pos := k
 	name = b[pos : pos+int(n)]
@@ -242,7 +264,16 @@ func decodeRecord(b []byte, withTime bool) (name []byte, t Totals, flags uint8, 
 		pos += k
 		id = linkID{inodeset.Key{Dev: dev, Ino: ino}, uint32(nlink)}
 	}
-	return name, t, flags, id, pos
+	if flags&flagID != 0 {
+		ident.typ = bulk.Type(b[pos])
+		pos++
+		dev, k := binary.Uvarint(b[pos:])
+		pos += k
+		ino, k := binary.Uvarint(b[pos:])
+		pos += k
+		ident.dev, ident.ino = dev, ino
+	}
+	return name, t, flags, id, ident, pos
 }
 
 // head is the next file in name order among the memory's and the runs'

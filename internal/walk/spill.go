@@ -117,7 +117,7 @@ func (p *packed) spill(sf *spillFile, pp *packedPool, withTime bool) {
 
 // recordLen is the length of the record at ref.
 func (p *packed) recordLen(ref uint32, withTime bool) int {
-	_, _, _, _, size := decodeRecord(p.record(ref), withTime)
+	_, _, _, _, _, size := decodeRecord(p.record(ref), withTime)
 	return size
 }
 
@@ -168,7 +168,17 @@ func (r *spillRun) next(withTime bool) error {
 	}
 	r.head = append(r.head, flags)
 	if flags&flagLink != 0 {
-		return r.copyVarints(3) // linkID
+		if err := r.copyVarints(3); err != nil { // linkID
+			return err
+		}
+	}
+	if flags&flagID != 0 { // fileIdent: its type, then two varints
+		typ, err := r.rd.ReadByte()
+		if err != nil {
+			return err
+		}
+		r.head = append(r.head, typ)
+		return r.copyVarints(2)
 	}
 	return nil
 }

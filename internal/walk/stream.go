@@ -93,13 +93,17 @@ func (d *dir) stream() *streamDir {
 }
 
 // streamFile lists a file of reported d.
-func (sc *scan) streamFile(d *dir, name []byte, t Totals, flags uint8) {
-	sc.pack(d, false, name, t, flags, nil)
+func (sc *scan) streamFile(d *dir, name []byte, t Totals, flags uint8, rec *bulk.Record) {
+	sc.pack(d, false, name, t, flags, nil, rec)
 }
 
 // pack adds a file, or a link (id), to d's files or, deep, its deep
-// links, spilling them past spillAt.
-func (sc *scan) pack(d *dir, deep bool, name []byte, t Totals, flags uint8, id *linkID) {
+// links, spilling them past spillAt. With Options.FileIDs the record
+// keeps the identity of rec, the file's (nil: none, an entry left out).
+func (sc *scan) pack(d *dir, deep bool, name []byte, t Totals, flags uint8, id *linkID, rec *bulk.Record) {
+	if rec != nil && sc.w.opts.FileIDs && flags&flagBelow == 0 {
+		flags |= flagID
+	}
 	st := d.stream()
 	withTime := sc.w.opts.Time != 0
 	d.mu.Lock()
@@ -116,6 +120,9 @@ func (sc *scan) pack(d *dir, deep bool, name []byte, t Totals, flags uint8, id *
 	} else {
 		size = p.add(&sc.em.pool, name, t, withTime, flags)
 	}
+	if flags&flagID != 0 {
+		p.addIdent(fileIdent{rec.Type, rec.Dev, rec.Ino})
+	}
 	if p.inMemory > spillAt {
 		size -= p.alloc
 		p.spill(&sc.em.spill, &sc.em.pool, withTime)
@@ -129,7 +136,7 @@ func (sc *scan) pack(d *dir, deep bool, name []byte, t Totals, flags uint8, id *
 // counted: left out (flagPattern, flagOtherFS) or not examined.
 func (sc *scan) streamLeftOut(d *dir, name []byte, flag uint8) {
 	if d.node != nil && sc.em != nil {
-		sc.streamFile(d, name, Totals{}, flag)
+		sc.streamFile(d, name, Totals{}, flag, nil)
 	}
 }
 
@@ -190,13 +197,13 @@ func (sc *scan) drop(c *dir) {
 // streamLink takes a hard link found in d, named name there, or, with
 // flagBelow, below d's child name: among d's children when they are
 // reported, else held to be charged when d completes.
-func (sc *scan) streamLink(d *dir, name []byte, t Totals, flags uint8, id linkID) {
+func (sc *scan) streamLink(d *dir, name []byte, t Totals, flags uint8, id linkID, rec *bulk.Record) {
 	if d.node == nil { // below the -d limit: to the reported directory above
 		name, flags = unsafe.Slice(unsafe.StringData(d.top.name), len(d.top.name)), flags|flagBelow
 		d = d.top.parent
 	}
 	deep := !(sc.ordered || sc.reported(d.depth+1)) || flags&flagBelow != 0
-	sc.pack(d, deep, name, t, flags, &id)
+	sc.pack(d, deep, name, t, flags, &id, rec)
 }
 
 // streamError takes an entry of d that could not be examined, to report
@@ -213,7 +220,7 @@ func (sc *scan) streamError(d *dir, name []byte, err Error) {
 func (sc *scan) streamLinks(d *dir, b *bulk.Batch, links []int32) {
 	for _, i := range links {
 		rec := &b.Records[i]
-		sc.streamLink(d, b.Name(rec), entryTotals(rec), fileFlags(rec), linkID{inodeset.Key{Dev: rec.Dev, Ino: rec.Ino}, rec.Nlink})
+		sc.streamLink(d, b.Name(rec), entryTotals(rec), fileFlags(rec), linkID{inodeset.Key{Dev: rec.Dev, Ino: rec.Ino}, rec.Nlink}, rec)
 	}
 }
 
@@ -247,9 +254,9 @@ func (sc *scan) streamTreeLinks(wk *worker, d *dir, t *bulk.Tree, dirs []*dir) {
 		rec := &t.Links.Records[k]
 		id := linkID{inodeset.Key{Dev: rec.Dev, Ino: rec.Ino}, rec.Nlink}
 		if u := under[ni]; u >= 0 {
-			sc.streamLink(holder[ni], t.NodeName(&t.Nodes[u]), entryTotals(rec), flagBelow, id)
+			sc.streamLink(holder[ni], t.NodeName(&t.Nodes[u]), entryTotals(rec), flagBelow, id, nil)
 		} else {
-			sc.streamLink(holder[ni], t.Links.Name(rec), entryTotals(rec), 0, id)
+			sc.streamLink(holder[ni], t.Links.Name(rec), entryTotals(rec), 0, id, rec)
 		}
 	}
 	clear(holder) // keeps no directory alive
@@ -478,13 +485,13 @@ func (e *emitter) advance() {
 		}
 		switch {
 		case hasF && (!hasS || string(fname) < sname) && (!hasE || string(fname) < ename):
-			name, t, flags, id, _ := decodeRecord(rec, withTime)
+			name, t, flags, id, ident, _ := decodeRecord(rec, withTime)
 			path, base := e.filePath(f.end, name) // a copy: advance may reuse rec
 			if err := st.files.advance(src, withTime); err != nil {
 				e.spillFailed(err)
 			}
 			if flags&flagLink == 0 {
-				e.file = Node{Name: base, Totals: t, Own: t}
+				e.file = Node{Name: base, Totals: t, Own: t, Type: ident.typ, Dev: ident.dev, Ino: ident.ino}
 				if opts.Details {
 					e.detail = fileDetail(t, flags)
 					e.file.Detail = &e.detail
@@ -495,7 +502,7 @@ func (e *emitter) advance() {
 				// Details lists every link to a hard-linked file; a file
 				// with one link reached again (-L) is not listed again.
 				if counted && opts.ListFiles && e.sc.reported(f.d.depth+1) || opts.Details && (counted || id.nlink > 1) {
-					e.file = Node{Name: base, Totals: t, Own: t}
+					e.file = Node{Name: base, Totals: t, Own: t, Type: ident.typ, Dev: ident.dev, Ino: ident.ino}
 					if opts.Details {
 						e.detail = Detail{Self: t, Ino: id.key.Ino, Nlink: id.nlink, Uncounted: !counted, NotReg: flags&flagNotReg != 0}
 						e.file.Detail = &e.detail
@@ -620,7 +627,7 @@ func (e *emitter) chargeDeep(st *streamDir) {
 		if !ok {
 			break
 		}
-		_, t, flags, id, _ := decodeRecord(rec, withTime)
+		_, t, flags, id, _, _ := decodeRecord(rec, withTime)
 		if err := p.advance(src, withTime); err != nil {
 			e.spillFailed(err)
 		}

@@ -387,7 +387,7 @@ func (sc *scan) addBatch(wk *worker, d *dir, b *bulk.Batch, toSubtree bool) {
 		switch {
 		case !opts.ListFiles || d.node == nil || !sc.reported(childDepth):
 		case sc.em != nil:
-			sc.streamFile(d, b.Name(rec), t, fileFlags(rec))
+			sc.streamFile(d, b.Name(rec), t, fileFlags(rec), rec)
 		default:
 			files = append(files, &Node{Name: string(b.Name(rec)), Totals: t, Own: t, Type: rec.Type, Dev: rec.Dev, Ino: rec.Ino})
 		}

@@ -128,6 +128,10 @@ type Options struct {
 	// entry (ncdu's format).
 	Details bool
 	OnEnter func(path string, n *Node)
+	// FileIDs, with Stream, gives each streamed file's Node its Type, Dev
+	// and Ino (the stream keeps them beside its name until it is handed
+	// out: about 10 bytes a file).
+	FileIDs bool
 }
 
 // DefaultJobs is the worker count used when Options.Jobs is not set,
@@ -362,10 +366,15 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	w.workMu.Unlock()
 	if err := ctx.Err(); err != nil {
 		if sc.em != nil {
-			// The operand's sums so far: itself, its files and the
-			// subdirectories complete (the stream hands out nothing more).
-			if atomic.LoadInt32(&root.pending) > 0 {
-				root.node.Totals, root.node.Own = root.sub.load(), root.own.load()
+			// The operand's sums so far, unless the stream handed it out:
+			// itself, its files and the subdirectories complete, with the
+			// hard links the emitter charged in those it handed out and
+			// in the operand itself (the stream hands out nothing more).
+			if len(sc.em.stack) > 0 {
+				t, own := root.sub.load(), root.own.load()
+				t.addSum(root.st.extra)
+				own.addSum(root.st.extraOwn)
+				root.node.Totals, root.node.Own = t, own
 			}
 			return root.node, err
 		}
