@@ -320,7 +320,8 @@ func (s *Scanner) tree(path string, wn *walk.Node) *Node {
 	return root
 }
 
-// Progress returns the counts of the scan so far.
+// Progress returns the counts so far of all the Scanner's scans, as one
+// du command line counts its operands together (one entry counts once).
 func (s *Scanner) Progress() Progress {
 	st := s.w.Stats()
 	return Progress{Dirs: st.Dirs, Files: st.Files, DiskUsage: st.Blocks * 512,

@@ -187,3 +187,26 @@ func TestFollowOnePath(t *testing.T) {
 		}
 	}
 }
+
+// A Scanner's Progress counts all its scans, an entry once: two trees,
+// then one of them again.
+func TestScannerProgressAddsUp(t *testing.T) {
+	top := t.TempDir()
+	a, b := filepath.Join(top, "a"), filepath.Join(top, "b")
+	linkedTree(t, a)
+	os.MkdirAll(filepath.Join(b, "x", "y"), 0o755)
+	s := godu.NewScanner(godu.Options{})
+	var total int64
+	for _, op := range []string{a, b, a} {
+		n, err := s.Scan(context.Background(), op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != nil {
+			total += n.Inodes
+		}
+		if p := s.Progress(); p.Dirs+p.Files != total {
+			t.Fatalf("after %s: progress %d entries, the scans' %d", op, p.Dirs+p.Files, total)
+		}
+	}
+}
