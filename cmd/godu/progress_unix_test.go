@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -140,5 +141,44 @@ func waitAtMost(cmd *exec.Cmd, d time.Duration) bool {
 		cmd.Process.Kill()
 		<-done
 		return false
+	}
+}
+
+// TestProgressBetweenDocumentLines: on a terminal, --json and the export
+// (whose writes each ended mid-line, and so held the progress line back
+// for the whole walk) show the progress line, drawn between the
+// document's lines, and the document, less the progress line's
+// sequences, is the one written to a pipe.
+func TestProgressBetweenDocumentLines(t *testing.T) {
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("script(1) is not installed")
+	}
+	root := bigTree(t)
+	env := append(os.Environ(), "GODU_PROGRESS_AFTER=0s", "GODU_PROGRESS_EVERY=1ms", "GORACE=atexit_sleep_ms=0", "LC_ALL=C")
+	progress := regexp.MustCompile("\r\x1b\\[K(?:[0-9][0-9,]* entries, [^\r]*)?")
+	stamp := regexp.MustCompile(`"timestamp":[0-9]+`)
+	for _, args := range []string{"--json -a -j 1 big", "-o - -j 1 big"} {
+		cmd := exec.Command("timeout", "60", "script", "-qfec", godu+" --progress "+args, "/dev/null")
+		cmd.Dir, cmd.Env = root, env
+		term, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s: %v", args, err)
+		}
+		cmd = exec.Command(godu, strings.Fields(args)...)
+		cmd.Dir, cmd.Env = root, env
+		piped, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s into a pipe: %v", args, err)
+		}
+		// (A progress line drawn before the document's first write
+		// does not count.)
+		if first := max(bytes.Index(term, []byte(`"name"`)), bytes.Index(term, []byte(`"path"`))); first < 0 ||
+			!bytes.Contains(term[first:], []byte(" entries, ")) {
+			t.Errorf("%s: no progress line among the document's lines: %q", args, term[:min(len(term), 300)])
+		}
+		doc := bytes.ReplaceAll(progress.ReplaceAll(term, nil), []byte("\r\n"), []byte("\n"))
+		if got, want := stamp.ReplaceAll(doc, nil), stamp.ReplaceAll(piped, nil); !bytes.Equal(got, want) {
+			t.Errorf("%s: the terminal's document (%d bytes) is not the pipe's (%d bytes)", args, len(got), len(want))
+		}
 	}
 }

@@ -144,6 +144,7 @@ func Run(ctx context.Context, o Options, args []string, stdout, stderr io.Writer
 	}
 	var outMu sync.Mutex // out, between the stream and error messages
 	pw.tty = pw.w == os.Stdout && isTerminal(1)
+	pw.lines = o.JSON || export != nil // documents that end with a line's end
 	fl := newFlusher(out, &outMu, pw.tty)
 	defer fl.stop()
 	var prog *progress

@@ -2,8 +2,10 @@ package du
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -60,22 +62,42 @@ func (o *Options) line(out *bufio.Writer, v uint64, tm int64, path string) {
 
 // progressWriter erases the progress line (when there is one) before each
 // write of the output, which leaves during the walk. On a terminal shared
-// with the progress line, output that ends mid-line (--json, -0, the
-// export between entries) holds the progress line back, which would
-// otherwise start by erasing that line.
+// with the progress line, output that ends mid-line (-0) holds the
+// progress line back, which would otherwise start by erasing that line.
+// A document whose writes end between its lines (lines: --json, the
+// export, whose last write ends its last line) writes a terminal whole
+// lines only, its last partial line waiting for the next write (tail),
+// so that the progress line is drawn between its lines.
 type progressWriter struct {
-	w   io.Writer
-	p   *progress
-	tty bool // w is the terminal
+	w     io.Writer
+	p     *progress
+	tty   bool // w is the terminal
+	lines bool
+	tail  []byte
 }
 
 func (pw *progressWriter) Write(b []byte) (int, error) {
 	pw.p.clear()
 	defer pw.p.release()
-	if pw.tty && pw.p != nil && len(b) > 0 {
-		pw.p.midLine = b[len(b)-1] != '\n'
+	data := b
+	if pw.tty && pw.lines {
+		if len(pw.tail) > 0 {
+			data = append(pw.tail, b...)
+		}
+		i := bytes.LastIndexByte(data, '\n') + 1
+		pw.tail = slices.Clone(data[i:])
+		data = data[:i]
 	}
-	return pw.w.Write(b)
+	if pw.tty && pw.p != nil && len(data) > 0 {
+		pw.p.midLine = data[len(data)-1] != '\n'
+	}
+	if len(data) == 0 {
+		return len(b), nil
+	}
+	if _, err := pw.w.Write(data); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }
 
 func isTerminal(fd int) bool {
