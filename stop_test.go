@@ -1,3 +1,5 @@
+//go:build unix
+
 package godu_test
 
 import (
@@ -8,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/godu-sh/godu"
 )
@@ -125,7 +129,7 @@ func TestFileIdentity(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "t")
 	linkedTree(t, root)
 	os.Symlink("f0", filepath.Join(root, "a0", "s"))
-	if err := syscall.Mkfifo(filepath.Join(root, "a0", "p"), 0o644); err != nil {
+	if err := unix.Mkfifo(filepath.Join(root, "a0", "p"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	check := func(what, p string, n *godu.Node) {
