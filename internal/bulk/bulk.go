@@ -224,7 +224,9 @@ type Reader struct {
 	dbuf  []byte
 	path  []byte // NUL-terminated name scratch
 
-	// The subtree walk's nodes and their names, made on first use.
+	// The subtree walk's nodes and their names, made on first use (or
+	// taken from treePool, tbufs the holder they came in).
+	tbufs     *treeBufs
 	nodes     []TreeNode
 	tnames    []byte
 	lnode     []int32

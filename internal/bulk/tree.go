@@ -224,6 +224,8 @@ func (r *Reader) treeBuffers() {
 	if b, _ := treePool.Get().(*treeBufs); b != nil {
 		r.nodes, r.tnames, r.trecs, r.tlnames, r.lnode, r.tscr, r.tscrNames =
 			b.nodes, b.tnames, b.trecs, b.tlnames, b.lnode, b.tscr, b.tscrNames
+		*b = treeBufs{}
+		r.tbufs = b // for the next PutTree: no allocation
 		return
 	}
 	r.nodes = make([]TreeNode, TreeNodes)
@@ -244,7 +246,13 @@ func (r *Reader) PutTree() {
 	if r.nodes == nil || r.nnodes != 0 {
 		return
 	}
-	treePool.Put(&treeBufs{r.nodes, r.tnames, r.trecs, r.tlnames, r.lnode, r.tscr, r.tscrNames})
+	b := r.tbufs
+	if b == nil {
+		b = new(treeBufs)
+	}
+	r.tbufs = nil
+	*b = treeBufs{r.nodes, r.tnames, r.trecs, r.tlnames, r.lnode, r.tscr, r.tscrNames}
+	treePool.Put(b)
 	r.nodes, r.tnames, r.trecs, r.tlnames, r.lnode, r.tscr, r.tscrNames = nil, nil, nil, nil, nil, nil, nil
 }
 
