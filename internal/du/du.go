@@ -143,7 +143,17 @@ func Run(ctx context.Context, o Options, args []string, stdout, stderr io.Writer
 		o.All, o.MaxDepth = true, -1
 	}
 	var outMu sync.Mutex // out, between the stream and error messages
-	pw.tty = pw.w == os.Stdout && isTerminal(1)
+	// The output is on a terminal: standard output, or an export written
+	// to one by its path (-o /dev/tty, -o /dev/stdout), where the
+	// progress line would erase its unfinished line as well.
+	if f, ok := pw.w.(*os.File); ok {
+		switch {
+		case f == os.Stdout:
+			pw.tty = isTerminal(1)
+		case export != nil:
+			pw.tty = isTerminal(int(f.Fd()))
+		}
+	}
 	pw.lines = o.JSON || export != nil // documents that end with a line's end
 	fl := newFlusher(out, &outMu, pw.tty)
 	defer fl.stop()

@@ -15,7 +15,7 @@ import (
 // the moment its parent lists it until the stream hands it out: a
 // directory of N subdirectories holds N of them at once (du's own
 // entries take about 300 bytes each).
-const pendingDirBytes = 640
+const pendingDirBytes = 720
 
 // TestPendingDirMemory: on a star of empty subdirectories, what the walk
 // holds when the first one is streamed (every other one listed, waiting)
