@@ -341,16 +341,7 @@ func TestOnNodeOrderAndFigures(t *testing.T) {
 // entries received whole by then, each with its final figures, under the
 // operand's sums so far.
 func TestOnNodeStopPartialTree(t *testing.T) {
-	root := filepath.Join(t.TempDir(), "t")
-	spec := map[string]string{}
-	for i := range 8 {
-		for j := range 8 {
-			for k := range 4 {
-				spec[fmt.Sprintf("a%d/b%d/f%d", i, j, k)] = "file:5000"
-			}
-		}
-	}
-	testtree.Build(t, root, spec)
+	root := gridTree(t, 8)
 	whole, err := godu.Scan(context.Background(), root, godu.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -438,20 +429,27 @@ func TestCanceled(t *testing.T) {
 	_ = os.Getpid
 }
 
-// Canceled midway, a scan returns the tree of what it read, with ctx's
-// error: the operand's Node, sums that grow with what was read and never
-// pass the whole tree's, every Node's sums covering its children's.
-func TestCanceledPartialTree(t *testing.T) {
+// gridTree builds, in t's temporary directory, a tree of n directories
+// of n subdirectories of four 5,000-byte files each, and returns it.
+func gridTree(t *testing.T, n int) string {
 	root := filepath.Join(t.TempDir(), "t")
 	spec := map[string]string{}
-	for i := range 6 {
-		for j := range 6 {
+	for i := range n {
+		for j := range n {
 			for k := range 4 {
 				spec[fmt.Sprintf("a%d/b%d/f%d", i, j, k)] = "file:5000"
 			}
 		}
 	}
 	testtree.Build(t, root, spec)
+	return root
+}
+
+// Canceled midway, a scan returns the tree of what it read, with ctx's
+// error: the operand's Node, sums that grow with what was read and never
+// pass the whole tree's, every Node's sums covering its children's.
+func TestCanceledPartialTree(t *testing.T) {
+	root := gridTree(t, 6)
 	whole, err := godu.Scan(context.Background(), root, godu.Options{Jobs: 1})
 	if err != nil {
 		t.Fatal(err)
