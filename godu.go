@@ -217,7 +217,7 @@ type Scanner struct {
 	stopAt   error // set by OnNode's calls only
 	ctx      context.Context
 	cancel   context.CancelFunc
-	// With OnNode, the tree being built from the stream: the operand's
+	// The tree being built from the stream (onStream): the operand's
 	// path, the Nodes received at each depth and not yet under their
 	// directory, and the operand's Node once received.
 	root   string
