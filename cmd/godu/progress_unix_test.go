@@ -56,6 +56,8 @@ func TestProgressErasedOnSignal(t *testing.T) {
 		cmd := exec.Command(godu, "-s", "-j", "1", "--progress", "big")
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "GODU_PROGRESS_AFTER=0s", "GODU_PROGRESS_EVERY=1ms", "GORACE=atexit_sleep_ms=0", "LC_ALL=C")
+		var stdout bytes.Buffer
+		cmd.Stdout = &stdout
 		stderr, err := cmd.StderrPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -80,7 +82,7 @@ func TestProgressErasedOnSignal(t *testing.T) {
 		}
 		ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
 		if !ws.Signaled() || ws.Signal() != sig {
-			if ws.Exited() && ws.ExitStatus() == 0 && strings.Contains(string(got), "\tbig") {
+			if ws.Exited() && ws.ExitStatus() == 0 && strings.Contains(stdout.String(), "\tbig") {
 				t.Logf("%v: the walk was over first", sig)
 				continue
 			}

@@ -9,15 +9,15 @@ import (
 	"github.com/godu-sh/godu/internal/bulk"
 )
 
-// dir is a directory being walked.
+// dir is a directory being walked. (Its fields are ordered so that it
+// takes 288 bytes, a size class below 320: a directory of N
+// subdirectories holds N of them while they wait.)
 type dir struct {
 	parent *dir
 	name   string
 	depth  int
 	dev    uint64 // st_dev and st_ino from the directory's own record
 	ino    uint64
-	// skipped: a mount point left out by -x after opening it (macOS).
-	skipped bool
 	// fd reads d, then opens its subdirectories (fd.go): made when d is
 	// read (visit), or stands in for a directory a subtree walk read, so
 	// that a directory waiting to be read costs no descriptor's room.
@@ -34,6 +34,12 @@ type dir struct {
 	// building d's from its ancestors' names costs O(depth) in pointers).
 	xpath string
 	st    *streamDir // with Options.Stream: its lists, made when first needed
+
+	sub atomicTotals // the subtree so far
+	own atomicTotals // the directory and its files
+	// pending counts what d's completion waits for: its own reading and
+	// its unfinished subdirectories (atomic; see scan.partDone).
+	pending int32
 	// With Options.Stream, what the emitter asks of a directory before it
 	// enters it: whether its children are all known (listed) and its
 	// figures final (complete), whether it is left out after all (left:
@@ -43,21 +49,17 @@ type dir struct {
 	// costs no streamDir.
 	listed, complete, left atomic.Bool
 	decided                bool
-
-	sub atomicTotals // the subtree so far
-	own atomicTotals // the directory and its files
-	// pending counts what d's completion waits for: its own reading and
-	// its unfinished subdirectories (atomic; see scan.partDone).
-	pending int32
+	// skipped: a mount point left out by -x after opening it (macOS).
+	skipped bool
+	entered bool // (errs)
+	empty   bool // the operand, read whole: it has no entry
 
 	mu      sync.Mutex
 	subdirs []*dir
 	// With Options.Stream (scan.fail): d's own errors until the emitter
 	// enters d (entered), and those to report before d's line.
-	errs    []Error
-	late    []Error
-	entered bool
-	empty   bool // the operand, read whole: it has no entry
+	errs []Error
+	late []Error
 	// openErr: a subtree walk failed to open d with it; d is not opened
 	// again (du tries once), the error is reported as opening's.
 	openErr syscall.Errno

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"unsafe"
 )
 
 // pendingDirBytes bounds the live heap a reported subdirectory takes from
@@ -62,5 +63,14 @@ func TestPendingDirMemory(t *testing.T) {
 			t.Errorf("ListFiles %v MaxDepth %d Details %v: %d bytes held per subdirectory waiting, more than %d",
 				opts.ListFiles, opts.MaxDepth, opts.Details, per, pendingDirBytes)
 		}
+	}
+}
+
+// TestDirFitsItsClass: a dir takes 288 bytes at most, the malloc size
+// class below 320 (its fields are ordered for it: 296 bytes, and so 320,
+// when its flags lay between wider fields).
+func TestDirFitsItsClass(t *testing.T) {
+	if n := unsafe.Sizeof(dir{}); n > 288 {
+		t.Errorf("a dir takes %d bytes, over 288", n)
 	}
 }
