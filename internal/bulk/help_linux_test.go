@@ -185,9 +185,7 @@ func TestTreeHelpers(t *testing.T) {
 		// handed over) while they read. Each walk waits for one to join.
 		setHelpTest(time.Duration(seed%2)*100*time.Microsecond, true)
 		root := helpersFixture(t, seed, seed%2 == 0)
-		fd, st := openRoot(t, root)
-		var anc Idents
-		anc.Add(st.Dev, st.Ino)
+		fd, st, anc := openRoot(t, root)
 		for _, budget := range []int{5, 60, 300, 1 << 20} {
 			for _, mode := range []Mode{0, TreeAllLinks | MTime, TreeHandMixed} {
 				for _, helpers := range []int{1, 3} {
@@ -198,7 +196,7 @@ func TestTreeHelpers(t *testing.T) {
 					stop := startHelpers(&live, helpers)
 					r := NewReader()
 					startTree(t, r, root, fd)
-					tr := r.Tree(fd, st.Dev, &anc, budget, mode, &live)
+					tr := r.Tree(fd, st.Dev, anc, budget, mode, &live)
 					if live.walk.Load() != 0 {
 						t.Fatal("the walk returned open to helpers")
 					}
@@ -220,12 +218,10 @@ func TestTreeHelpers(t *testing.T) {
 func TestTreeSolo(t *testing.T) {
 	for seed := int64(1); seed <= 2; seed++ {
 		root := treeFixture(t, seed, seed == 2)
-		fd, st := openRoot(t, root)
-		var anc Idents
-		anc.Add(st.Dev, st.Ino)
+		fd, st, anc := openRoot(t, root)
 		r := NewReader()
 		startTree(t, r, root, fd)
-		tr := r.Tree(fd, st.Dev, &anc, 1<<20, 0, nil)
+		tr := r.Tree(fd, st.Dev, anc, 1<<20, 0, nil)
 		checkHandedFds(t, tr.Nodes)
 		if read := checkWalk(t, root, &tr, 0); read == 0 {
 			t.Fatal("no directory read")
@@ -240,9 +236,7 @@ func TestTreeHelpersLeaveForStack(t *testing.T) {
 		t.Skip("this build's subtree walk takes no helpers")
 	}
 	root := helpersFixture(t, 1, false)
-	fd, st := openRoot(t, root)
-	var anc Idents
-	anc.Add(st.Dev, st.Ino)
+	fd, st, anc := openRoot(t, root)
 	var live Live
 	live.Jobs.Store(2)
 	live.Running.Store(1)
@@ -251,7 +245,7 @@ func TestTreeHelpersLeaveForStack(t *testing.T) {
 	stop := startHelpers(&live, 1)
 	r := NewReader()
 	startTree(t, r, root, fd)
-	tr := r.Tree(fd, st.Dev, &anc, 1<<20, 0, &live)
+	tr := r.Tree(fd, st.Dev, anc, 1<<20, 0, &live)
 	helped := stop()
 	checkHandedFds(t, tr.Nodes)
 	if read := checkWalk(t, root, &tr, 0); read != len(tr.Nodes) {

@@ -81,9 +81,7 @@ func startTree(t *testing.T, r *Reader, root string, rootfd int) {
 func TestTreeCoresAgree(t *testing.T) {
 	for seed := int64(1); seed <= 3; seed++ {
 		root := treeFixture(t, seed, seed == 3)
-		fd, st := openRoot(t, root)
-		var anc Idents
-		anc.Add(st.Dev, st.Ino)
+		fd, st, anc := openRoot(t, root)
 		for _, budget := range []int{1, 5, 60, 1 << 20} {
 			for _, mode := range []Mode{0, MTime, TreeOneFS, TreeAllLinks | CTime, TreeHandMixed, TreeHandMixed | ATime, TreeLinkIDs | MTime} {
 				var got [2]Tree
@@ -91,7 +89,7 @@ func TestTreeCoresAgree(t *testing.T) {
 					for k, walk := range []func(*treeCtl, int, []uint64, *Reader){coreTree, goTree} {
 						r := NewReader()
 						startTree(t, r, root, fd)
-						t2 := r.treeCall(walk, fd, st.Dev, &anc, budget, mode)
+						t2 := r.treeCall(walk, fd, st.Dev, anc, budget, mode)
 						t2.Nodes = append([]TreeNode(nil), t2.Nodes...)
 						checkHandedFds(t, t2.Nodes)
 						t2.Links.Records = append([]Record(nil), t2.Links.Records...)
@@ -112,12 +110,10 @@ func TestTreeCoresAgree(t *testing.T) {
 // and hard-link records add up to GNU du's total below the root.
 func TestTreeSums(t *testing.T) {
 	root := treeFixture(t, 7, false)
-	fd, st := openRoot(t, root)
+	fd, st, anc := openRoot(t, root)
 	r := NewReader()
 	startTree(t, r, root, fd)
-	var anc Idents
-	anc.Add(st.Dev, st.Ino)
-	tr := r.Tree(fd, st.Dev, &anc, 1<<20, 0, nil)
+	tr := r.Tree(fd, st.Dev, anc, 1<<20, 0, nil)
 	links := map[uint64]int64{}
 	for _, rec := range tr.Links.Records {
 		links[rec.Ino] = rec.Blocks
@@ -152,8 +148,9 @@ func exec(t *testing.T, name string, args ...string) (string, error) {
 	return string(out), err
 }
 
-// openRoot opens the directory root for the test's duration.
-func openRoot(t *testing.T, root string) (int, unix.Stat_t) {
+// openRoot opens the directory root for the test's duration, and returns
+// it, its stat and the identities a walk from it starts with (its own).
+func openRoot(t *testing.T, root string) (int, unix.Stat_t, *Idents) {
 	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -161,7 +158,9 @@ func openRoot(t *testing.T, root string) (int, unix.Stat_t) {
 	t.Cleanup(func() { unix.Close(fd) })
 	var st unix.Stat_t
 	unix.Fstat(fd, &st)
-	return fd, st
+	anc := &Idents{}
+	anc.Add(st.Dev, st.Ino)
+	return fd, st, anc
 }
 
 // checkHandedFds: a walk hands back the descriptor of exactly the read
@@ -219,9 +218,7 @@ func checkHandedFdsN(t *testing.T, nodes []TreeNode, most int) int {
 // subdirectories, and, without the mode, every one; in every core.
 func TestTreeHandsMixed(t *testing.T) {
 	root := treeFixture(t, 3, true)
-	fd, st := openRoot(t, root)
-	var anc Idents
-	anc.Add(st.Dev, st.Ino)
+	fd, st, anc := openRoot(t, root)
 	for _, walk := range []func(*treeCtl, int, []uint64, *Reader){coreTree, goTree} {
 		var handed []string
 		// Each walk starts with what the last left (its nodes not read),
@@ -237,7 +234,7 @@ func TestTreeHandsMixed(t *testing.T) {
 				}
 				r.TreeAdd(&rec, []byte(name))
 			}
-			tr := r.treeCall(walk, fd, st.Dev, &anc, 1<<20, mode)
+			tr := r.treeCall(walk, fd, st.Dev, anc, 1<<20, mode)
 			i := checkHandedFds(t, tr.Nodes)
 			for j := range tr.Nodes {
 				if tr.Nodes[j].Parent < 0 && tr.Nodes[j].Done != 0 {
@@ -262,13 +259,11 @@ func TestTreeHandsMixed(t *testing.T) {
 // is never opened twice), and the walk ends there; in every core.
 func TestTreeHandsOver(t *testing.T) {
 	root := treeFixture(t, 3, true)
-	fd, st := openRoot(t, root)
-	var anc Idents
-	anc.Add(st.Dev, st.Ino)
+	fd, st, anc := openRoot(t, root)
 	for _, walk := range []func(*treeCtl, int, []uint64, *Reader){coreTree, goTree} {
 		r := NewReader()
 		startTree(t, r, root, fd)
-		tr := r.treeCall(walk, fd, st.Dev, &anc, 1<<20, 0)
+		tr := r.treeCall(walk, fd, st.Dev, anc, 1<<20, 0)
 		i := checkHandedFds(t, tr.Nodes)
 		if i < 0 || string(tr.NodeName(&tr.Nodes[i])) != "big" {
 			t.Fatalf("%d nodes, none the big directory handed over (%d)", len(tr.Nodes), i)
@@ -286,9 +281,7 @@ func TestTreeYields(t *testing.T) {
 	root := t.TempDir()
 	testtree.Generate(t, root, testtree.Shape{Kind: "kary", Size: 4, K: 4, Files: 3})
 	root = filepath.Join(root, "t")
-	fd, st := openRoot(t, root)
-	var anc Idents
-	anc.Add(st.Dev, st.Ino)
+	fd, st, anc := openRoot(t, root)
 	const all = 4 + 16 + 64 + 256 // directories below the root
 	walkOnce := func(core func(*treeCtl, int, []uint64, *Reader), live *Live) (read int, t2 Tree, handed bool) {
 		r := NewReader()
@@ -303,7 +296,7 @@ func TestTreeYields(t *testing.T) {
 			}
 		}
 		r.tlive = live
-		t2 = r.treeCall(core, fd, st.Dev, &anc, 1<<20, 0)
+		t2 = r.treeCall(core, fd, st.Dev, anc, 1<<20, 0)
 		r.tlive = nil
 		handed = checkHandedFds(t, t2.Nodes) >= 0 // (and closes the descriptors)
 		for _, nd := range t2.Nodes {
@@ -375,7 +368,7 @@ func TestTreeOpenErr(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		fd, st := openRoot(t, root)
+		fd, st, _ := openRoot(t, root)
 		r := NewReader()
 		startTree(t, r, root, fd)
 		if err := os.RemoveAll(filepath.Join(root, "gone")); err != nil {
@@ -433,14 +426,12 @@ func TestTreeLinkIDs(t *testing.T) {
 			want[st.Ino] = true
 		}
 	}
-	fd, st := openRoot(t, filepath.Join(root, "d"))
-	var anc Idents
-	anc.Add(st.Dev, st.Ino)
+	fd, st, anc := openRoot(t, filepath.Join(root, "d"))
 	for _, walk := range []func(*treeCtl, int, []uint64, *Reader){coreTree, goTree} {
 		for _, mode := range []Mode{0, TreeLinkIDs} {
 			r := NewReader()
 			startTree(t, r, filepath.Join(root, "d"), fd)
-			tr := r.treeCall(walk, fd, st.Dev, &anc, 1<<20, mode)
+			tr := r.treeCall(walk, fd, st.Dev, anc, 1<<20, mode)
 			unread := 0
 			for _, n := range tr.Nodes {
 				if n.Done == 0 {
