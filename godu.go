@@ -352,9 +352,11 @@ func (s *Scanner) onStream(path string, wn *walk.Node) {
 	if s.stopAt != nil || s.ctx.Err() != nil {
 		return // the scan's end: what follows was not received
 	}
-	path = strings.Clone(path) // the stream reuses its memory, and a file's Name's
+	path = strings.Clone(path) // the stream reuses its memory
 	n := node(wn)
-	n.Name = strings.Clone(wn.Name)
+	if !wn.IsDir {
+		n.Name = strings.Clone(wn.Name) // and a file's Name's (a directory's is its own)
+	}
 	depth := 0
 	if path != s.root && strings.HasPrefix(path, s.root) {
 		rel := path[len(s.root):]
