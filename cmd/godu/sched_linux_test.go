@@ -94,3 +94,51 @@ func TestSchedBatch(t *testing.T) {
 		}
 	}
 }
+
+// TestSchedBatchAtExec: where godu has cgo, the switch to SCHED_BATCH is
+// one system call made before the runtime starts a thread (the C
+// constructor), not one for each thread found in /proc afterwards. musl
+// implements sched_getscheduler and sched_setscheduler as failing stubs
+// (ENOSYS): a constructor calling them did nothing in the static build,
+// and every start paid for the switch of each thread. Counted with
+// strace on the binary make build ships (GODU_BIN).
+func TestSchedBatchAtExec(t *testing.T) {
+	if !straceWorks() {
+		t.Skip("strace not installed or cannot trace here")
+	}
+	if out, _ := exec.Command("go", "env", "CGO_ENABLED").Output(); strings.TrimSpace(string(out)) != "1" && os.Getenv("GODU_BIN") == "" {
+		t.Skip("a build without cgo switches each thread")
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	const other, batch = 0, 3
+	var param [4]int32
+	if policy, _, _ := syscall.RawSyscall(syscall.SYS_SCHED_GETSCHEDULER, 0, 0, 0); policy == batch {
+		syscall.RawSyscall(syscall.SYS_SCHED_SETSCHEDULER, 0, other, uintptr(unsafe.Pointer(&param[0])))
+	}
+	if policy, _, errno := syscall.RawSyscall(syscall.SYS_SCHED_GETSCHEDULER, 0, 0, 0); errno != 0 || policy != other {
+		t.Skipf("the test runs under policy %d, not the default", policy)
+	}
+	dir := t.TempDir()
+	cmd := exec.Command("strace", "-f", "-qq", "-e", "trace=sched_setscheduler,clone,clone3", "-o", "/dev/stderr", godu, "-s", dir)
+	cmd.Env = append(os.Environ(), "GODU_LOADAVG=0.00 0.00 0.00 1/100 7")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v: %s", err, stderr.String())
+	}
+	var calls []string
+	for _, l := range strings.Split(stderr.String(), "\n") {
+		if strings.Contains(l, "sched_setscheduler(") || strings.Contains(l, "clone") {
+			calls = append(calls, l)
+		}
+	}
+	if len(calls) == 0 || !strings.Contains(calls[0], "sched_setscheduler(0, SCHED_BATCH") || !strings.Contains(calls[0], "= 0") {
+		t.Fatalf("the first of the calls is not a successful sched_setscheduler(0, SCHED_BATCH): %q", calls)
+	}
+	for _, l := range calls[1:] {
+		if strings.Contains(l, "sched_setscheduler(") {
+			t.Errorf("another switch after the constructor's: %q", l)
+		}
+	}
+}

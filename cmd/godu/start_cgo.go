@@ -16,6 +16,7 @@ package main
 #include <unistd.h>
 #ifdef __linux__
 #include <sched.h>
+#include <sys/syscall.h>
 #endif
 
 static int godu_closed_at_exec;
@@ -41,9 +42,11 @@ __attribute__((constructor)) static void godu_note_exec_state(void) {
 // process may use: beside programs that keep every CPU busy, a thread
 // that wakes and does not preempt waits for their slices (README,
 // Threads that wake do not preempt the walk). GODU_LOADAVG stands for
-// the load average in tests.
+// the load average in tests. The policy calls are made as system calls:
+// musl's sched_getscheduler and sched_setscheduler fail with ENOSYS
+// whatever the kernel offers, and the static build links musl.
 __attribute__((constructor)) static void godu_batch_at_exec(void) {
-	if (sched_getscheduler(0) != SCHED_OTHER)
+	if (syscall(SYS_sched_getscheduler, 0) != SCHED_OTHER)
 		return;
 	char buf[64];
 	const char *load = getenv("GODU_LOADAVG");
@@ -64,7 +67,7 @@ __attribute__((constructor)) static void godu_batch_at_exec(void) {
 	if (end == load || sched_getaffinity(0, sizeof set, &set) != 0 || avg >= CPU_COUNT(&set))
 		return;
 	struct sched_param p = {0};
-	sched_setscheduler(0, SCHED_BATCH, &p);
+	syscall(SYS_sched_setscheduler, 0, SCHED_BATCH, &p);
 }
 #endif
 
