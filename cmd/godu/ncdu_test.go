@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -283,4 +284,101 @@ func TestNcduExportNoRoot(t *testing.T) {
 			t.Errorf("%q: gdu -f: %d %s\n%s", c.args, g.Code, g.Stderr, got)
 		}
 	}
+}
+
+// TestNcduExportAsNcduScans: as a user who may not read or search some
+// directories, godu's export holds what ncdu's own scan exports (ncdu -o),
+// entry for entry: names, allocated sizes, files' apparent sizes (a
+// directory's is not one, as du counts since coreutils 9.2) and
+// read_error. A directory that can be listed but not searched, whose
+// entries cannot be examined, is marked and has no entries, as ncdu
+// (which cannot enter it) exports it; du's messages stay du's.
+func TestNcduExportAsNcduScans(t *testing.T) {
+	cred := nobody(t)
+	if _, err := exec.LookPath("ncdu"); err != nil {
+		t.Skip("ncdu is not installed (apt-get install ncdu)")
+	}
+	root := t.TempDir()
+	testtree.Build(t, root, map[string]string{
+		"t/ok/f": "file:5000", "t/ok/sub/g": "file:10",
+		"t/ok/r2/a": "file:9000", "t/ok/r2/b/c": "file:1",
+		"t/rx/f": "file:100",
+		"t/r/f":  "file:7000", "t/r/sub/g": "file:3", "t/r/zz": "file:1",
+		"t/x/f":    "file:100",
+		"t/none/f": "file:100",
+	})
+	for dir, mode := range map[string]os.FileMode{"t/ok/r2": 0o444, "t/rx": 0o555, "t/r": 0o444, "t/x": 0o111, "t/none": 0} {
+		os.Chmod(filepath.Join(root, dir), mode)
+	}
+	openUp(t, root)
+	t.Cleanup(func() {
+		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if d != nil && d.IsDir() {
+				os.Chmod(p, 0o755)
+			}
+			return nil
+		})
+	})
+	out := filepath.Join(t.TempDir(), "x.json")
+	os.Chmod(filepath.Dir(out), 0o777)
+	r := testtree.Run(t, root, cred, godu, "-o", out, "t")
+	want := testtree.Run(t, root, cred, "du", "-s", "t")
+	if r.Code != want.Code || sortedLines(r.Stderr) != sortedLines(strings.ReplaceAll(want.Stderr, "du: ", "godu: ")) {
+		t.Errorf("exit %d, %q; du %d, %q", r.Code, r.Stderr, want.Code, want.Stderr)
+	}
+	ours, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs := testtree.Run(t, root, cred, "ncdu", "--ignore-config", "-0", "-o", "-", "t")
+	if theirs.Code != 0 {
+		t.Fatalf("ncdu -o: %d %s", theirs.Code, theirs.Stderr)
+	}
+	if got, want := ncduEntries(t, ours), ncduEntries(t, []byte(theirs.Stdout)); got != want {
+		t.Errorf("godu's export:\n%s\nncdu's scan:\n%s\n(godu's document:\n%s)", got, want, ours)
+	}
+}
+
+// ncduEntries lists an ncdu export's entries one a line, by path, sorted:
+// the fields both scanners give, a directory's apparent size left out.
+func ncduEntries(t *testing.T, doc []byte) string {
+	var top []json.RawMessage
+	if err := json.Unmarshal(doc, &top); err != nil || len(top) < 4 {
+		t.Fatalf("export: %v\n%s", err, doc)
+	}
+	var lines []string
+	var walk func(dir string, raw json.RawMessage)
+	walk = func(dir string, raw json.RawMessage) {
+		var items []json.RawMessage
+		isDir := json.Unmarshal(raw, &items) == nil
+		if !isDir {
+			items = []json.RawMessage{raw}
+		}
+		var e struct {
+			Name      string `json:"name"`
+			Asize     int64  `json:"asize"`
+			Dsize     int64  `json:"dsize"`
+			ReadError bool   `json:"read_error"`
+			Notreg    bool   `json:"notreg"`
+			Excluded  string `json:"excluded"`
+		}
+		if err := json.Unmarshal(items[0], &e); err != nil {
+			t.Fatalf("entry %s: %v", items[0], err)
+		}
+		path := e.Name
+		if dir != "" {
+			path = dir + "/" + e.Name
+		}
+		if isDir {
+			e.Asize = 0
+		}
+		lines = append(lines, fmt.Sprintf("%s dir=%v asize=%d dsize=%d read_error=%v notreg=%v excluded=%q",
+			path, isDir, e.Asize, e.Dsize, e.ReadError, e.Notreg, e.Excluded))
+		for _, c := range items[1:] {
+			walk(path, c)
+		}
+	}
+	walk("", top[3])
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
 }

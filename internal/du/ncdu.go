@@ -25,7 +25,10 @@ import (
 // file has "ino", "nlink" and "hlnkc", every link listed (the readers count
 // each file once); "read_error" marks what could not be read, "excluded"
 // what --exclude ("pattern") or -x ("otherfs") left out, "notreg" what is
-// neither a regular file nor a directory.
+// neither a regular file nor a directory. A directory that can be listed
+// but not searched (walk.Detail.Unsearchable) is exported as ncdu, which
+// cannot enter it, exports it: marked read_error, without entries (du
+// still reports each entry it could not examine).
 //
 // Names are JSON strings. ncdu itself writes a name that is not valid
 // UTF-8 as raw bytes, which is not JSON; godu writes each byte b of an
@@ -40,6 +43,9 @@ type ncduSink struct {
 	devs   []uint64 // the device of each directory entered
 	buf    []byte
 	rooted bool // the operand's entry is written
+	// skip counts the directories entered, and not yet closed, since the
+	// unsearchable one whose entries are left out (0: none).
+	skip int
 }
 
 func newNcduSink(out *bufio.Writer, version string, now time.Time) *ncduSink {
@@ -55,8 +61,16 @@ func newNcduSink(out *bufio.Writer, version string, now time.Time) *ncduSink {
 // enter opens a directory's array.
 func (s *ncduSink) enter(path string, n *walk.Node) {
 	s.rooted = true
+	if s.skip > 0 {
+		s.skip++
+		return
+	}
 	b := append(s.buf[:0], ",\n["...)
 	b = s.appendItem(b, path, n)
+	if n.Detail != nil && n.Detail.Unsearchable && !n.Detail.ReadError {
+		b = append(b[:len(b)-1], `,"read_error":true}`...)
+		s.skip = 1
+	}
 	var dev uint64
 	if n.Detail != nil {
 		dev = n.Detail.Dev
@@ -68,7 +82,14 @@ func (s *ncduSink) enter(path string, n *walk.Node) {
 
 // entry writes a file, or closes a directory's array.
 func (s *ncduSink) entry(path string, n *walk.Node) {
+	if s.skip > 1 || s.skip == 1 && !n.IsDir {
+		if n.IsDir {
+			s.skip--
+		}
+		return
+	}
 	if n.IsDir {
+		s.skip = 0
 		s.devs = s.devs[:len(s.devs)-1]
 		s.out.WriteByte(']')
 		return

@@ -28,6 +28,8 @@ const (
 	ENOSYS = unix.ENOSYS
 	EMFILE = unix.EMFILE
 	ENFILE = unix.ENFILE
+	// EACCES: permission denied.
+	EACCES = unix.EACCES
 	// ENAMETOOLONG: a path of PathMax bytes or more.
 	ENAMETOOLONG = unix.ENAMETOOLONG
 )

@@ -31,6 +31,8 @@ const (
 	ENOSYS = windows.ERROR_NOT_SUPPORTED
 	EMFILE = windows.ERROR_TOO_MANY_OPEN_FILES
 	ENFILE = windows.ERROR_NO_SYSTEM_RESOURCES
+	// EACCES: permission denied.
+	EACCES = windows.ERROR_ACCESS_DENIED
 	// ENAMETOOLONG: a path of PathMax bytes or more.
 	ENAMETOOLONG = windows.ERROR_FILENAME_EXCED_RANGE
 )

@@ -1,6 +1,7 @@
 package walk
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/godu-sh/godu/internal/bulk"
 	"github.com/godu-sh/godu/internal/inodeset"
+	"github.com/godu-sh/godu/internal/sys"
 )
 
 // An ordered stream (Options.Stream) hands out the reported entries in
@@ -55,6 +57,9 @@ type streamDir struct {
 	deep    *packed    // links charged once complete (nil: none)
 	si, ei  int        // the emitter's next subdirectory and error
 	merging bool       // the emitter has started merging the files' runs
+	// examined: an entry was examined (with Options.Details), which a
+	// directory without search permission never has (Detail.Unsearchable).
+	examined bool
 
 	// Links charged by the emitter below and in the directory, and those
 	// of them directly in it (du -S); the emitter's alone.
@@ -76,6 +81,11 @@ type Detail struct {
 	Nlink     uint32 // and its link count
 	NotReg    bool   // neither a regular file nor a directory
 	ReadError bool   // could not be read (a directory) or examined
+	// Unsearchable: a directory listed whose entries, one or more, could
+	// not be examined, each for want of permission (EACCES), and none was:
+	// it can be read but not searched. ncdu, which cannot enter it,
+	// exports it marked, without entries. Given when it is entered.
+	Unsearchable bool
 	// Excluded is "pattern" for an entry left out by Options.Exclude,
 	// "otherfs" for one on another file system with OneFileSystem.
 	Excluded  string
@@ -90,6 +100,17 @@ func (d *dir) stream() *streamDir {
 		d.st = &streamDir{}
 	}
 	return d.st
+}
+
+// deniedAll reports whether errs, a directory's entries not examined, are
+// one or more, each for want of permission.
+func deniedAll(errs []entryErr) bool {
+	for i := range errs {
+		if !errors.Is(errs[i].err.Err, sys.EACCES) {
+			return false
+		}
+	}
+	return len(errs) > 0
 }
 
 // streamFile lists a file of reported d.
@@ -113,6 +134,9 @@ func (sc *scan) pack(d *dir, deep bool, name []byte, t Totals, flags uint8, id *
 			st.deep = &packed{}
 		}
 		p = st.deep
+	}
+	if !deep && flags&flagReadError == 0 {
+		st.examined = true
 	}
 	var size int
 	if id != nil {
@@ -154,6 +178,7 @@ func (sc *scan) streamSubdir(d, c *dir) bool {
 		c.pending++
 	}
 	st.subdirs = append(st.subdirs, c)
+	st.examined = true
 	return true
 }
 
@@ -458,6 +483,9 @@ func (e *emitter) advance() {
 				e.sc.w.fail(errs[i].Op, errs[i].Path, errs[i].Err)
 			}
 			if opts.OnEnter != nil {
+				if n := f.d.node; n.Detail != nil {
+					n.Detail.Unsearchable = !st.examined && deniedAll(st.errs)
+				}
 				opts.OnEnter(e.dirPath(f), f.d.node)
 			}
 		}
