@@ -57,8 +57,9 @@ type streamDir struct {
 	deep    *packed    // links charged once complete (nil: none)
 	si, ei  int        // the emitter's next subdirectory and error
 	merging bool       // the emitter has started merging the files' runs
-	// examined: an entry was examined (with Options.Details), which a
-	// directory without search permission never has (Detail.Unsearchable).
+	// examined: an entry was listed that was examined (a file, a link, a
+	// subdirectory), which a directory without search permission never
+	// has (Detail.Unsearchable).
 	examined bool
 
 	// Links charged by the emitter below and in the directory, and those
