@@ -14,6 +14,7 @@ import (
 // subdirectories holds N of them while they wait.)
 type dir struct {
 	parent *dir
+	jump   *dir // an ancestor to climb to in one step (jumpOf, order.go)
 	name   string
 	depth  int
 	dev    uint64 // st_dev and st_ino from the directory's own record
@@ -104,11 +105,12 @@ func newDir(parent *dir, name string, depth int, rec *bulk.Record) *dir {
 	return d
 }
 
-// inherit sets d.top and d.plen from its parent's: whether the parent is
-// reported (has its Node) is settled by the time its subdirectories are
-// made.
+// inherit sets d.jump, d.top and d.plen from its parent's: whether the
+// parent is reported (has its Node) is settled by the time its
+// subdirectories are made.
 func (d *dir) inherit() {
 	p := d.parent
+	d.jump = jumpOf(p)
 	if p == nil || p.node != nil {
 		d.top = d
 	} else {

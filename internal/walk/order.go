@@ -12,21 +12,69 @@ package walk
 // before reports whether directory a comes before b in du's order: below
 // their nearest common directory, the entry leading to a sorts before the
 // one leading to b. An ancestor comes before what is below it.
-func before(a, b *dir) bool {
-	x, y := a, b
-	for x.depth > y.depth {
-		x = x.parent
-	}
-	for y.depth > x.depth {
-		y = y.parent
-	}
+//
+// It climbs by jump pointers (dir.jump, jumpOf), in O(log depth) steps.
+// Climbed one parent at a time, the heap's comparisons cost the distance
+// between the directories, and a comb under -a (each level a tooth
+// directory and the next level, which sorts first, so that every level's
+// tooth waits in the heap while the chain below it is walked) took time
+// quadratic in its depth: 8,000 levels, 2.4 s with one worker against
+// 0.2 s for -s.
+func before(a, b *dir) bool { return beforeCounting(a, b, nil) }
+
+// beforeCounting is before, counting its steps up the tree in *steps
+// (for tests; nil: not counted).
+func beforeCounting(a, b *dir, steps *int) bool {
+	x, y := climb(a, b.depth, steps), climb(b, a.depth, steps)
 	if x == y { // one is below the other
 		return a.depth < b.depth
 	}
+	// x and y are at one depth; a jump that leads them to two directories
+	// keeps both below the common one.
 	for x.parent != y.parent {
-		x, y = x.parent, y.parent
+		if jx, jy := x.jump, y.jump; jx != jy && jx != nil && jy != nil && jx.depth == jy.depth {
+			x, y = jx, jy
+		} else {
+			x, y = x.parent, y.parent
+		}
+		if steps != nil {
+			*steps++
+		}
 	}
 	return x.name < y.name
+}
+
+// climb returns d's ancestor at depth, or d when it is not deeper.
+func climb(d *dir, depth int, steps *int) *dir {
+	for d.depth > depth {
+		if j := d.jump; j != nil && j.depth >= depth {
+			d = j
+		} else {
+			d = d.parent
+		}
+		if steps != nil {
+			*steps++
+		}
+	}
+	return d
+}
+
+// jumpOf is the jump pointer of a directory made below p: p itself, or,
+// where p's jump and its jump's jump span the same number of levels, the
+// ancestor that jump's jump reaches (their two spans and one more). The
+// spans so grow as skew-binary numbers do, and from any directory jumps,
+// taken while they do not overshoot, and steps to parents reach an
+// ancestor at a given depth in O(log depth) of them. A jump's target
+// depth is a function of the depth alone: two directories at one depth
+// jump to one depth.
+func jumpOf(p *dir) *dir {
+	if p == nil {
+		return nil
+	}
+	if j := p.jump; j != nil && j.jump != nil && p.depth-j.depth == j.depth-j.jump.depth {
+		return j.jump
+	}
+	return p
 }
 
 // heapKey is what the heap compares first, kept beside each directory
