@@ -292,7 +292,10 @@ func TestNcduExportNoRoot(t *testing.T) {
 // directory's is not one, as du counts since coreutils 9.2) and
 // read_error. A directory that can be listed but not searched, whose
 // entries cannot be examined, is marked and has no entries, as ncdu
-// (which cannot enter it) exports it; du's messages stay du's.
+// (which cannot enter it) exports it, --exclude or not; du's messages
+// stay du's. Under -L a directory whose entries are all symlinks to what
+// the user may not reach is searched all the same: ncdu enters it, and
+// godu lists its entries (each du's error, not ncdu's notreg entry).
 func TestNcduExportAsNcduScans(t *testing.T) {
 	cred := nobody(t)
 	if _, err := exec.LookPath("ncdu"); err != nil {
@@ -307,6 +310,10 @@ func TestNcduExportAsNcduScans(t *testing.T) {
 		"t/x/f":    "file:100",
 		"t/none/f": "file:100",
 	})
+	links := filepath.Join(root, "t", "ok", "links")
+	os.Mkdir(links, 0o755)
+	os.Symlink(filepath.Join(root, "t", "r", "f"), filepath.Join(links, "l"))
+	os.Symlink(filepath.Join(root, "t", "none", "f"), filepath.Join(links, "m"))
 	for dir, mode := range map[string]os.FileMode{"t/ok/r2": 0o444, "t/rx": 0o555, "t/r": 0o444, "t/x": 0o111, "t/none": 0} {
 		os.Chmod(filepath.Join(root, dir), mode)
 	}
@@ -321,23 +328,35 @@ func TestNcduExportAsNcduScans(t *testing.T) {
 	})
 	out := filepath.Join(t.TempDir(), "x.json")
 	os.Chmod(filepath.Dir(out), 0o777)
-	r := testtree.Run(t, root, cred, godu, "-o", out, "t")
-	want := testtree.Run(t, root, cred, "du", "-s", "t")
-	if r.Code != want.Code || sortedLines(r.Stderr) != sortedLines(strings.ReplaceAll(want.Stderr, "du: ", "godu: ")) {
-		t.Errorf("exit %d, %q; du %d, %q", r.Code, r.Stderr, want.Code, want.Stderr)
-	}
-	ours, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	theirs := testtree.Run(t, root, cred, "ncdu", "--ignore-config", "-0", "-o", "-", "t")
-	if theirs.Code != 0 {
-		t.Fatalf("ncdu -o: %d %s", theirs.Code, theirs.Stderr)
-	}
-	if got, want := ncduEntries(t, ours), ncduEntries(t, []byte(theirs.Stdout)); got != want {
-		t.Errorf("godu's export:\n%s\nncdu's scan:\n%s\n(godu's document:\n%s)", got, want, ours)
+	for _, args := range [][]string{{"t"}, {"--exclude", "f", "t"}, {"-L", "t/ok/links"}} {
+		os.Remove(out)
+		r := testtree.Run(t, root, cred, godu, append([]string{"-o", out}, args...)...)
+		want := testtree.Run(t, root, cred, "du", append([]string{"-s"}, args...)...)
+		if r.Code != want.Code || sortedLines(r.Stderr) != sortedLines(strings.ReplaceAll(want.Stderr, "du: ", "godu: ")) {
+			t.Errorf("%q: exit %d, %q; du %d, %q", args, r.Code, r.Stderr, want.Code, want.Stderr)
+		}
+		ours, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		theirs := testtree.Run(t, root, cred, "ncdu", append([]string{"--ignore-config", "-0", "-o", "-"}, args...)...)
+		if theirs.Code != 0 {
+			t.Fatalf("%q: ncdu -o: %d %s", args, theirs.Code, theirs.Stderr)
+		}
+		got, want2 := ncduEntries(t, ours), ncduEntries(t, []byte(theirs.Stdout))
+		if args[0] == "-L" {
+			// ncdu exports an entry it cannot follow as the symlink
+			// itself (notreg); du and godu report its error.
+			want2 = symlinkEntry.ReplaceAllString(want2, "asize=0 dsize=0 read_error=true notreg=false")
+		}
+		if got != want2 {
+			t.Errorf("%q: godu's export:\n%s\nncdu's scan:\n%s\n(godu's document:\n%s)", args, got, want2, ours)
+		}
 	}
 }
+
+// symlinkEntry is a symlink's entry in ncduEntries' lines.
+var symlinkEntry = regexp.MustCompile(`asize=[0-9]+ dsize=0 read_error=false notreg=true`)
 
 // ncduEntries lists an ncdu export's entries one a line, by path, sorted:
 // the fields both scanners give, a directory's apparent size left out.

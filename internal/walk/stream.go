@@ -58,8 +58,8 @@ type streamDir struct {
 	si, ei  int        // the emitter's next subdirectory and error
 	merging bool       // the emitter has started merging the files' runs
 	// examined: an entry was listed that was examined (a file, a link, a
-	// subdirectory), which a directory without search permission never
-	// has (Detail.Unsearchable).
+	// subdirectory; not one left out), which a directory without search
+	// permission never has (Detail.Unsearchable).
 	examined bool
 
 	// Links charged by the emitter below and in the directory, and those
@@ -85,7 +85,9 @@ type Detail struct {
 	// Unsearchable: a directory listed whose entries, one or more, could
 	// not be examined, each for want of permission (EACCES), and none was:
 	// it can be read but not searched. ncdu, which cannot enter it,
-	// exports it marked, without entries. Given when it is entered.
+	// exports it marked, without entries. Given when it is entered; never
+	// under FollowAll, where an entry's EACCES may be its symlink's
+	// target's, in a directory searched all the same.
 	Unsearchable bool
 	// Excluded is "pattern" for an entry left out by Options.Exclude,
 	// "otherfs" for one on another file system with OneFileSystem.
@@ -136,7 +138,7 @@ func (sc *scan) pack(d *dir, deep bool, name []byte, t Totals, flags uint8, id *
 		}
 		p = st.deep
 	}
-	if !deep && flags&flagReadError == 0 {
+	if !deep && flags&flagLeftOut == 0 {
 		st.examined = true
 	}
 	var size int
@@ -484,7 +486,7 @@ func (e *emitter) advance() {
 				e.sc.w.fail(errs[i].Op, errs[i].Path, errs[i].Err)
 			}
 			if opts.OnEnter != nil {
-				if n := f.d.node; n.Detail != nil {
+				if n := f.d.node; n.Detail != nil && !opts.FollowAll {
 					n.Detail.Unsearchable = !st.examined && deniedAll(st.errs)
 				}
 				opts.OnEnter(e.dirPath(f), f.d.node)
