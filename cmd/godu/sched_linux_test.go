@@ -28,19 +28,8 @@ func TestSchedBatch(t *testing.T) {
 	}
 	const other, batch, idle = 0, 3, 5
 	// godu inherits the policy and nice value of the thread that starts
-	// it. This test binary holds the command's constructor, which put it
-	// under SCHED_BATCH: godu is started from a thread put back under the
-	// default policy. A test run under another (chrt) has no default to
-	// start godu under.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	var param [4]int32
-	if policy, _, _ := syscall.RawSyscall(syscall.SYS_SCHED_GETSCHEDULER, 0, 0, 0); policy == batch {
-		syscall.RawSyscall(syscall.SYS_SCHED_SETSCHEDULER, 0, other, uintptr(unsafe.Pointer(&param[0])))
-	}
-	if policy, _, errno := syscall.RawSyscall(syscall.SYS_SCHED_GETSCHEDULER, 0, 0, 0); errno != 0 || policy != other {
-		t.Skipf("the test runs under policy %d, not the default", policy)
-	}
+	// it: the default policy (underDefaultPolicy).
+	underDefaultPolicy(t)
 	prio, err := syscall.Getpriority(syscall.PRIO_PROCESS, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -111,16 +100,7 @@ func TestSchedBatchAtExec(t *testing.T) {
 	if out, _ := exec.Command("go", "env", "CGO_ENABLED").Output(); strings.TrimSpace(string(out)) != "1" {
 		t.Skip("a build without cgo switches each thread")
 	}
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	const other, batch = 0, 3
-	var param [4]int32
-	if policy, _, _ := syscall.RawSyscall(syscall.SYS_SCHED_GETSCHEDULER, 0, 0, 0); policy == batch {
-		syscall.RawSyscall(syscall.SYS_SCHED_SETSCHEDULER, 0, other, uintptr(unsafe.Pointer(&param[0])))
-	}
-	if policy, _, errno := syscall.RawSyscall(syscall.SYS_SCHED_GETSCHEDULER, 0, 0, 0); errno != 0 || policy != other {
-		t.Skipf("the test runs under policy %d, not the default", policy)
-	}
+	underDefaultPolicy(t)
 	dir := t.TempDir()
 	// %process: clone, or clone3 (glibc's threads), by any strace.
 	cmd := exec.Command("strace", "-f", "-qq", "-e", "trace=%process,sched_setscheduler", "-o", "/dev/stderr", godu, "-s", dir)
@@ -143,5 +123,23 @@ func TestSchedBatchAtExec(t *testing.T) {
 		if strings.Contains(l, "sched_setscheduler(") {
 			t.Errorf("another switch after the constructor's: %q", l)
 		}
+	}
+}
+
+// underDefaultPolicy locks the test to its thread for the rest of it and
+// puts the thread back under the default policy (SCHED_OTHER) from
+// SCHED_BATCH, where the command's constructor, which this test binary
+// holds, put it. A test run under another policy (chrt) has no default
+// to start godu under, and is skipped.
+func underDefaultPolicy(t *testing.T) {
+	const other, batch = 0, 3
+	runtime.LockOSThread()
+	t.Cleanup(runtime.UnlockOSThread)
+	var param [4]int32
+	if policy, _, _ := syscall.RawSyscall(syscall.SYS_SCHED_GETSCHEDULER, 0, 0, 0); policy == batch {
+		syscall.RawSyscall(syscall.SYS_SCHED_SETSCHEDULER, 0, other, uintptr(unsafe.Pointer(&param[0])))
+	}
+	if policy, _, errno := syscall.RawSyscall(syscall.SYS_SCHED_GETSCHEDULER, 0, 0, 0); errno != 0 || policy != other {
+		t.Skipf("the test runs under policy %d, not the default", policy)
 	}
 }
