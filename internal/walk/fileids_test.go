@@ -37,20 +37,11 @@ func TestStreamFileIDs(t *testing.T) {
 					spillAt = sa
 					o := opts
 					o.HashAll = len(ops) > 1
-					var want, got []string
-					w := New(o)
-					for _, p := range ops {
-						n, err := w.Walk(context.Background(), p)
-						if err != nil {
-							t.Fatal(err)
-						}
-						if n != nil {
-							n.Walk(func(p string, n *Node) { want = append(want, idString(p, n)) })
-						}
-					}
+					want, _ := treeLines(t, o, idString, ops...)
+					var got []string
 					o.Stream = func(p string, n *Node) { got = append(got, idString(p, n)) }
 					o.FileIDs = true
-					w = New(o)
+					w := New(o)
 					for _, p := range ops {
 						if _, err := w.Walk(context.Background(), p); err != nil {
 							t.Fatal(err)

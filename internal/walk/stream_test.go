@@ -20,6 +20,13 @@ import (
 // treeEntries is a walk's printed entries in order (path, totals, own
 // totals), from the tree Walk returns, then the walker's counts.
 func treeEntries(t *testing.T, opts Options, paths ...string) []string {
+	out, w := treeLines(t, opts, entryString, paths...)
+	return append(out, fmt.Sprintf("stats %+v", w.Stats()))
+}
+
+// treeLines walks paths with one walker and returns the line of each entry of
+// the trees Walk returns, in order, and the walker.
+func treeLines(t *testing.T, opts Options, line func(string, *Node) string, paths ...string) ([]string, *Walker) {
 	w := New(opts)
 	var out []string
 	for _, p := range paths {
@@ -28,10 +35,10 @@ func treeEntries(t *testing.T, opts Options, paths ...string) []string {
 			t.Fatal(err)
 		}
 		if n != nil {
-			n.Walk(func(p string, n *Node) { out = append(out, entryString(p, n)) })
+			n.Walk(func(p string, n *Node) { out = append(out, line(p, n)) })
 		}
 	}
-	return append(out, fmt.Sprintf("stats %+v", w.Stats()))
+	return out, w
 }
 
 // streamEntries is treeEntries from an ordered stream (Options.Stream).
