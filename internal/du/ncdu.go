@@ -67,9 +67,8 @@ func (s *ncduSink) enter(path string, n *walk.Node) {
 	}
 	b := append(s.buf[:0], ",\n["...)
 	b = s.appendItem(b, path, n)
-	if n.Detail != nil && n.Detail.Unsearchable && !n.Detail.ReadError {
-		b = append(b[:len(b)-1], `,"read_error":true}`...)
-		s.skip = 1
+	if n.Detail != nil && n.Detail.Unsearchable {
+		s.skip = 1 // marked read_error by appendItem
 	}
 	var dev uint64
 	if n.Detail != nil {
@@ -167,7 +166,7 @@ func (s *ncduSink) appendItem(b []byte, path string, n *walk.Node) []byte {
 		b = append(b, `,"hlnkc":true,"nlink":`...)
 		b = strconv.AppendUint(b, uint64(d.Nlink), 10)
 	}
-	if d.ReadError {
+	if d.ReadError || d.Unsearchable {
 		b = append(b, `,"read_error":true`...)
 	}
 	if d.NotReg {
