@@ -67,11 +67,27 @@ var (
 
 func run(args []string, stdout, stderr io.Writer) int {
 	prog := os.Args[0]
+	// A message that could not be written fails the command, as du's
+	// check of its standard error at exit does: a warning or an error
+	// before --help, written to a closed descriptor or a full device,
+	// turns status 0 into 1.
+	errs := &recordingWriter{w: stderr}
+	stderr = errs
 	if len(args) > 0 && args[0] == completionRequest {
 		return answerCompletion(optionTable(), args[1:], stdout, stderr)
 	}
 	out := &recordingWriter{w: stdout}
 	s, operands, err := parse(prog, args, out, stderr)
+	code := report(prog, s, operands, err, stdout, out, stderr)
+	if code == 0 && errs.err != nil {
+		return 1
+	}
+	return code
+}
+
+// report ends run: the status of a command line parse refused or
+// answered (--help, --version), or of the walk.
+func report(prog string, s *settings, operands []string, err error, stdout io.Writer, out *recordingWriter, stderr io.Writer) int {
 	if err != nil {
 		e := err.(*exitError)
 		if e.msg != "" {

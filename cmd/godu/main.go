@@ -51,14 +51,17 @@ func main() {
 	bulk.TuneProcess() // the command's process-wide settings, never a library's
 	closed, ignored := execState()
 	keepSignals(ignored)
-	var stdout io.Writer = os.Stdout
+	var stdout, stderr io.Writer = os.Stdout, os.Stderr
 	if closed&(1<<1) != 0 {
 		stdout = failing{syscall.EBADF}
+	}
+	if closed&(1<<2) != 0 {
+		stderr = failing{syscall.EBADF}
 	}
 	if closed&(1<<0) != 0 {
 		stdin = failing{syscall.EBADF}
 	}
-	code := run(os.Args[1:], stdout, os.Stderr)
+	code := run(os.Args[1:], stdout, stderr)
 	if p := os.Getenv("GODU_SCARCITY_STATS"); p == "-" {
 		// For tests: how the walks went around a shortage of descriptors,
 		// to a file, or to stderr where none can be opened.

@@ -131,3 +131,37 @@ func TestClosedInput(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorOutputFailure: a message godu could not write (standard error
+// closed, or on a full device) makes its status 1, as du's: du checks its
+// standard error at exit and fails when a write to it failed, even where
+// the message was only a warning or came before --help.
+func TestErrorOutputFailure(t *testing.T) {
+	needDu(t)
+	root := t.TempDir()
+	testtree.Build(t, root, map[string]string{"d/a": "file:5000", "f": "file:3000"})
+	sinks := []outputSink{
+		{name: "standard error closed", shell: `exec -a du "$0" "$@" 2>&-`},
+		{name: "standard error full", shell: `exec -a du "$0" "$@" 2>/dev/full`},
+		{name: "standard error full, standard output closed", shell: `exec -a du "$0" "$@" 2>/dev/full >&-`},
+	}
+	for _, args := range [][]string{
+		{"-s", "-d0", "d"},             // a warning, status 0 otherwise
+		{"--apparent-siz=x", "--help"}, // an error, then --help
+		{"--bogus"},                    // a usage error
+		{"d", "missing"},               // an error during the walk
+		{"-s", "d"},                    // nothing written to standard error
+		{"--help"},
+	} {
+		for _, s := range sinks {
+			want := runSink(t, root, s, "du", args)
+			got := runSink(t, root, s, godu, args)
+			if args[len(args)-1] == "--help" { // the texts differ
+				got.Stdout, want.Stdout = "", ""
+			}
+			if got != want {
+				t.Errorf("%s, %q:\ngodu %q %q, status %d\ndu   %q %q, status %d", s.name, args, got.Stdout, got.Stderr, got.Code, want.Stdout, want.Stderr, want.Code)
+			}
+		}
+	}
+}
