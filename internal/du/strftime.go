@@ -29,7 +29,7 @@ type moment struct {
 }
 
 func (t moment) format(format string) string {
-	var b strings.Builder
+	var b tbuf
 	strftime(&b, format, t, false, 0, -1)
 	return b.String()
 }
@@ -45,7 +45,7 @@ type directive struct {
 // strftime writes format; upcase, yrSpec (the pad years take by
 // default) and width0 (the width of the first directive) are what a
 // subformat inherits.
-func strftime(b *strings.Builder, format string, t moment, upcase bool, yrSpec byte, width0 int) {
+func strftime(b *tbuf, format string, t moment, upcase bool, yrSpec byte, width0 int) {
 	for i := 0; i < len(format); i, width0 = i+1, -1 {
 		if format[i] != '%' {
 			b.WriteByte(format[i])
@@ -129,7 +129,7 @@ func isASCIIDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // convert writes one directive; false means it is not a conversion (or
 // not with this modifier) and is to be printed as written.
-func convert(b *strings.Builder, d directive, t moment, yrSpec byte) bool {
+func convert(b *tbuf, d directive, t moment, yrSpec byte) bool {
 	year := int64(t.Year())
 	yday := t.YearDay() - 1
 	wday := int(t.Weekday())
@@ -153,9 +153,13 @@ func convert(b *strings.Builder, d directive, t moment, yrSpec byte) bool {
 	// sub formats f in place of the directive: gnulib's own subformats
 	// pass the pad on to their years (yr), the C library's do not.
 	sub := func(f string, width int, yr byte) bool {
-		var sb strings.Builder
+		var sb tbuf
 		strftime(&sb, f, t, d.upper, yr, width)
-		padText(b, directive{pad: d.pad, width: d.width}, sb.String())
+		d := directive{pad: d.pad, width: d.width}
+		if d.pad != '-' && sb.Len() < d.width {
+			b.fill(d.fillByte(), d.width-sb.Len())
+		}
+		b.add(&sb)
 		return true
 	}
 	switch d.format {

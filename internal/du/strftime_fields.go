@@ -11,7 +11,7 @@ import (
 
 // writeBad writes text in place of a directive: padded to its width,
 // upper case with ^.
-func writeBad(b *strings.Builder, d directive, s string) {
+func writeBad(b *tbuf, d directive, s string) {
 	if d.upper {
 		s = asciiCase(s, 'a', 'z')
 	}
@@ -32,21 +32,26 @@ func asciiCase(s string, lo, hi byte) string {
 
 // padText writes s padded on the left to the directive's width: with
 // zeros for the 0 and + flags, spaces otherwise, none for -.
-func padText(b *strings.Builder, d directive, s string) {
+func padText(b *tbuf, d directive, s string) {
 	if d.pad != '-' && len(s) < d.width {
-		fill := " "
-		if d.pad == '0' || d.pad == '+' {
-			fill = "0"
-		}
-		b.WriteString(strings.Repeat(fill, d.width-len(s)))
+		b.fill(d.fillByte(), d.width-len(s))
 	}
 	b.WriteString(s)
+}
+
+// fillByte is the byte the directive pads with: '0' for the 0 and +
+// flags, a space otherwise.
+func (d directive) fillByte() byte {
+	if d.pad == '0' || d.pad == '+' {
+		return '0'
+	}
+	return ' '
 }
 
 // writeNumber writes a number of at least digits digits (zero padded
 // unless the directive says otherwise), with a sign when negative or
 // when sign is set.
-func writeNumber(b *strings.Builder, d directive, neg bool, v uint64, digits int, sign bool) bool {
+func writeNumber(b *tbuf, d directive, neg bool, v uint64, digits int, sign bool) bool {
 	if d.pad == 0 {
 		d.pad = '0'
 	}
@@ -64,14 +69,14 @@ func writeNumber(b *strings.Builder, d directive, neg bool, v uint64, digits int
 
 // writeSigned writes num with a sign ('-' when neg, else '+') padded to the
 // directive's width: with the _ flag, the spaces go before the sign.
-func writeSigned(b *strings.Builder, d directive, neg bool, num string) {
+func writeSigned(b *tbuf, d directive, neg bool, num string) {
 	sign := "+"
 	if neg {
 		sign = "-"
 	}
 	if d.pad == '_' {
 		if n := d.width - 1 - len(num); n > 0 {
-			b.WriteString(strings.Repeat(" ", n))
+			b.fill(' ', n)
 			d.width -= n
 		}
 	}
@@ -81,7 +86,7 @@ func writeSigned(b *strings.Builder, d directive, neg bool, num string) {
 }
 
 // writeSpaced is a number padded with spaces by default (%e, %k, %l).
-func writeSpaced(b *strings.Builder, d directive, v uint64, digits int) bool {
+func writeSpaced(b *tbuf, d directive, v uint64, digits int) bool {
 	if d.pad == 0 {
 		d.pad = '_'
 	}
@@ -90,7 +95,7 @@ func writeSpaced(b *strings.Builder, d directive, v uint64, digits int) bool {
 
 // writeYearish is a year-like number: the pad defaults to the enclosing
 // directive's, and + signs a year longer than its digits or its width.
-func writeYearish(b *strings.Builder, d directive, neg bool, v uint64, digits int, yrSpec byte) bool {
+func writeYearish(b *tbuf, d directive, neg bool, v uint64, digits int, yrSpec byte) bool {
 	if d.pad == 0 {
 		d.pad = yrSpec
 	}
@@ -103,7 +108,7 @@ func writeYearish(b *strings.Builder, d directive, neg bool, v uint64, digits in
 
 // writeNanos is %N: nine digits, or as many as the width says, trailing
 // zeros given as padding.
-func writeNanos(b *strings.Builder, d directive, ns int) {
+func writeNanos(b *tbuf, d directive, ns int) {
 	width := d.width
 	if width <= 0 {
 		width = 9
@@ -119,11 +124,7 @@ func writeNanos(b *strings.Builder, d directive, ns int) {
 	}
 	b.WriteString(s)
 	if d.pad != '-' && width > ndigs {
-		fill := " "
-		if d.pad == '0' || d.pad == '+' {
-			fill = "0"
-		}
-		b.WriteString(strings.Repeat(fill, width-ndigs))
+		b.fill(d.fillByte(), width-ndigs)
 	}
 }
 
@@ -134,7 +135,7 @@ func zoneNegative(t time.Time) bool {
 }
 
 // writeZone is %z (colons 0), %:z, %::z and %:::z.
-func writeZone(b *strings.Builder, d directive, t time.Time, colons int) {
+func writeZone(b *tbuf, d directive, t time.Time, colons int) {
 	name, diff := t.Zone()
 	neg := diff < 0 || diff == 0 && strings.HasPrefix(name, "-")
 	if diff < 0 {

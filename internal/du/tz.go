@@ -1,6 +1,7 @@
 package du
 
 import (
+	"bufio"
 	"encoding/binary"
 	"os"
 	"path/filepath"
@@ -131,6 +132,13 @@ func (z Zone) leapAt(sec int64) (corr int64, hit int) {
 // in the zone.
 func (z Zone) Format(format string, ns int64) string {
 	return z.in(time.Unix(0, ns)).format(format)
+}
+
+// formatTo writes Format(format, ns) to w, its padding as it goes.
+func (z Zone) formatTo(w *bufio.Writer, format string, ns int64) {
+	var b tbuf
+	strftime(&b, format, z.in(time.Unix(0, ns)), false, 0, -1)
+	b.writeTo(w)
 }
 
 // in is t in the zone, broken down as the C library does.
