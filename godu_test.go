@@ -485,6 +485,39 @@ func TestCanceledPartialTree(t *testing.T) {
 	}
 }
 
+// Canceled early in a wide directory, a scan stops reading it: it read
+// every entry of the directory it was in before it looked at ctx again
+// (400,000 files: a second after the cancel).
+func TestCanceledWideDirectory(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "t")
+	const files = 30000
+	spec := map[string]string{}
+	for i := range files {
+		spec[fmt.Sprintf("f%05d", i)] = "file:0"
+	}
+	testtree.Build(t, root, spec)
+	for _, opts := range []godu.Options{{Jobs: 1}, {}, {Files: true}} {
+		ctx, cancel := context.WithCancel(context.Background())
+		var seen atomic.Int64
+		opts.Skip = func(string) bool {
+			if seen.Add(1) == 100 {
+				cancel()
+			}
+			return false
+		}
+		n, err := godu.Scan(ctx, root, opts)
+		cancel()
+		if !errors.Is(err, context.Canceled) || n == nil {
+			t.Fatalf("%+v: %v, %v; want the partial tree and context.Canceled", opts, n, err)
+		}
+		// A batch or two (bulk.RecordsPerBatch each) in each worker's hands
+		// may end after the cancel.
+		if n.Inodes > files/4 || seen.Load() > files/4 {
+			t.Errorf("%+v: canceled at the 100th entry, the scan counted %d inodes and asked about %d of %d", opts, n.Inodes, seen.Load(), files)
+		}
+	}
+}
+
 // Every Node carries its entry's device, inode and type, as lstat sees
 // them.
 func TestNodeIdentity(t *testing.T) {

@@ -19,12 +19,14 @@ import (
 // passed on batch by batch, while the listing goes on.
 func (sc *scan) readRest(wk *worker, d *dir) error {
 	rd := wk.rd
+	// A walk ended by its caller stops between batches: a directory of
+	// millions of entries is not read to its end first.
 	if !bulk.CanSplit {
 		for {
 			b, err := rd.Read(&d.fd.Dir)
 			sc.addBatch(wk, d, &b, false)
 			sc.passSubdirs(d)
-			if err != nil || !b.More {
+			if err != nil || !b.More || sc.ctx.Err() != nil {
 				return err
 			}
 		}
@@ -97,7 +99,7 @@ func (sc *scan) readRest(wk *worker, d *dir) error {
 	}
 	nexaminers := 0
 	var err error
-	for more := true; more && err == nil; {
+	for more := true; more && err == nil && sc.ctx.Err() == nil; {
 		var names bulk.Batch
 		sc.yield(wk)
 		names, err = rd.Read(&d.fd.Dir)
