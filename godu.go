@@ -32,7 +32,8 @@ import (
 // defaults and reports every directory.
 type Options struct {
 	// Jobs bounds the goroutines (and so threads and open directories)
-	// working at once; 0 picks a value for the system.
+	// working at once; 0 (or less) picks a value for the system, and
+	// above 4096 it is 4096.
 	Jobs int
 	// MaxDepth is the deepest level reported below the operand (du -d);
 	// 0 means no limit. Deeper entries still count in the totals.

@@ -634,3 +634,32 @@ func TestTrailingSlashes(t *testing.T) {
 		}
 	}
 }
+
+// Options.Jobs past walk.MaxJobs walks with MaxJobs workers: the same
+// tree, where the largest values gave an empty one, a panic or the
+// runtime's out of memory (the walk's hard-link set has shards for
+// four times the workers).
+func TestJobsBeyondMax(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "t")
+	spec := map[string]string{}
+	for i := range 300 {
+		for j := range 10 {
+			spec[fmt.Sprintf("d%03d/f%d", i, j)] = "file:100"
+		}
+	}
+	for j := range 3000 {
+		spec[fmt.Sprintf("f%04d", j)] = "file:0" // a directory read in batches
+	}
+	testtree.Build(t, root, spec)
+	want, err := godu.Scan(context.Background(), root, godu.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, jobs := range []int{4097, 1 << 27, 1<<31 - 1, 1 << 62, 1<<63 - 1} {
+		n, err := godu.Scan(context.Background(), root, godu.Options{Jobs: jobs})
+		if err != nil || n.Inodes != want.Inodes || n.DiskUsage != want.DiskUsage || len(n.Children) != len(want.Children) {
+			t.Errorf("Jobs %d: %d inodes, %d bytes, %d children, %v; want %d, %d, %d",
+				jobs, n.Inodes, n.DiskUsage, len(n.Children), err, want.Inodes, want.DiskUsage, len(want.Children))
+		}
+	}
+}

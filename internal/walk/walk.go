@@ -59,7 +59,7 @@ import (
 // Options configures a Walker.
 type Options struct {
 	// Jobs bounds the goroutines (and so OS threads and open directories)
-	// working at once. <= 0 means DefaultJobs().
+	// working at once. <= 0 means DefaultJobs(); above MaxJobs, MaxJobs.
 	Jobs int
 	// CountLinks counts every link to a file (du -l).
 	CountLinks bool
@@ -180,11 +180,18 @@ type Walker struct {
 // walk), and a file with one link may be met twice.
 func (w *Walker) ordered() bool { return w.opts.FollowAll || w.opts.HashAll && w.opts.Aliased }
 
+// MaxJobs bounds Options.Jobs: more workers than that wait on the same
+// CPUs and descriptors, each a thread while in a system call (the Go
+// runtime ends a program at 10,000 threads), and the hard-link set has
+// shards for four times the workers.
+const MaxJobs = 4096
+
 // New returns a Walker.
 func New(opts Options) *Walker {
 	if opts.Jobs <= 0 {
 		opts.Jobs = DefaultJobs()
 	}
+	opts.Jobs = min(opts.Jobs, MaxJobs)
 	if opts.FollowAll {
 		opts.HashAll = true
 	}
