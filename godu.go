@@ -64,8 +64,9 @@ type Options struct {
 	// links included) and its path. Calls are serialised. The Node's
 	// Children are left nil (the returned tree has them); the Node and
 	// path are the callee's to keep. Returning Stop, or any error, ends
-	// the scan: Scan then returns that error, and the operand's Node with
-	// the entries received by then, under its sums so far.
+	// the scan: Scan then returns that error, and the operand's Node,
+	// under its sums so far, with the subtrees complete by then below it
+	// (as when ctx ends first).
 	OnNode func(path string, n *Node) error
 	// NoTree, with OnNode, keeps no Node below the operand: Scan returns
 	// the operand's Node without Children, and a scan's memory no longer
@@ -196,10 +197,12 @@ type Progress struct {
 // nothing for it). Of several trailing slashes, the paths keep one, as
 // du's do ("d///" is reported "d/", its entries "d/x"). When
 // ctx ends first, Scan returns ctx's error and the operand's Node, its
-// sums covering what was read by then, with below it the entries
-// complete by then in du's order (those OnNode received, each with its
-// final figures); when OnNode ends the scan, that tree and OnNode's
-// error.
+// sums covering what was read by then, with below it the subtrees
+// complete by then, in du's order: each entry OnNode received whose
+// directories up to the operand it received too, with its final figures
+// and whole subtree. An entry received in a directory not complete by
+// then has no Node to hold it and is left out (OnNode had it). When
+// OnNode ends the scan, that tree and OnNode's error.
 func Scan(ctx context.Context, path string, opts Options) (*Node, error) {
 	return newScanner(opts, false).Scan(ctx, path)
 }

@@ -663,3 +663,57 @@ func TestJobsBeyondMax(t *testing.T) {
 		}
 	}
 }
+
+// Stopped by OnNode at any entry, a scan returns exactly the subtrees
+// complete by then: each entry received whose directories up to the
+// operand were received too, and no other.
+func TestStopTreeHoldsCompleteSubtrees(t *testing.T) {
+	root := gridTree(t, 3)
+	for _, files := range []bool{false, true} {
+		for after := 1; ; after++ {
+			var received []string
+			n, err := godu.Scan(context.Background(), root, godu.Options{Jobs: 1, Files: files, OnNode: func(p string, _ *godu.Node) error {
+				received = append(received, p)
+				if len(received) == after {
+					return godu.Stop
+				}
+				return nil
+			}})
+			if err == nil {
+				break // the whole tree was received
+			}
+			got := map[string]bool{}
+			n.Walk(func(p string, _ *godu.Node) { got[p] = true })
+			want := map[string]bool{root: true}
+			done := map[string]bool{}
+			for _, p := range received {
+				done[p] = true
+			}
+			for _, p := range received {
+				if p == root {
+					continue
+				}
+				if !strings.HasPrefix(p, root+"/") {
+					t.Fatalf("received %s, not below %s", p, root)
+				}
+				whole := true
+				for d := filepath.Dir(p); d != root; d = filepath.Dir(d) {
+					whole = whole && done[d]
+				}
+				if whole {
+					want[p] = true
+				}
+			}
+			for p := range want {
+				if !got[p] {
+					t.Errorf("Files %v, stopped at %s (call %d): %s, received with its directories, is not in the tree", files, received[after-1], after, p)
+				}
+			}
+			for p := range got {
+				if !want[p] {
+					t.Errorf("Files %v, stopped at %s (call %d): %s is in the tree", files, received[after-1], after, p)
+				}
+			}
+		}
+	}
+}
