@@ -71,7 +71,8 @@ type Options struct {
 	// NoTree, with OnNode, keeps no Node below the operand: Scan returns
 	// the operand's Node without Children, and a scan's memory no longer
 	// grows with the number of entries reported (as the godu command's
-	// output does not), only with the widest directory's.
+	// output does not), only with the widest directory's and with the
+	// depth (each directory open on the way down is held, about a KiB).
 	NoTree bool
 	// OnError, if set, receives each error met below the operand, and the
 	// scan's returned error leaves them out. Calls are serialised.
