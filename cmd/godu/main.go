@@ -53,13 +53,13 @@ func main() {
 	keepSignals(ignored)
 	var stdout, stderr io.Writer = os.Stdout, os.Stderr
 	if closed&(1<<1) != 0 {
-		stdout = failing{syscall.EBADF}
+		stdout = failing{du.ErrNotOpen}
 	}
 	if closed&(1<<2) != 0 {
-		stderr = failing{syscall.EBADF}
+		stderr = failing{du.ErrNotOpen}
 	}
 	if closed&(1<<0) != 0 {
-		stdin = failing{syscall.EBADF}
+		stdin = failing{du.ErrNotOpen}
 	}
 	code := run(os.Args[1:], stdout, stderr)
 	if p := os.Getenv("GODU_SCARCITY_STATS"); p == "-" {

@@ -28,6 +28,9 @@ type outputSink struct {
 var outputSinks = []outputSink{
 	{name: "closed", shell: `exec -a du "$0" "$@" >&-`},
 	{name: "full", shell: `exec -a du "$0" "$@" >/dev/full`},
+	// Open, but for reading: each write fails with EBADF, the final
+	// close does not, and du names no error.
+	{name: "read-only", shell: `exec -a du "$0" "$@" 1</dev/null`},
 	{name: "broken pipe, SIGPIPE ignored", shell: `trap '' PIPE; exec -a du "$0" "$@"`, brokenPipe: true},
 	{name: "broken pipe", shell: `exec -a du "$0" "$@"`, brokenPipe: true},
 }

@@ -386,13 +386,26 @@ func toPipe(w io.Writer) bool {
 }
 
 // writeError reports output that could not be written, as du does when it
-// closes its standard output: a descriptor that was never open (EBADF)
-// fails the close too and du names that error; any other failure (a full
-// disk, a closed pipe) came from an earlier write, and du names none.
+// closes its standard output: a descriptor that was never open
+// (ErrNotOpen) fails the close too and du names that error (EBADF); any
+// other failure (a full disk, a closed pipe, a descriptor open only for
+// reading) came from an earlier write, the close succeeds, and du names
+// none.
 func writeError(stderr io.Writer, prog string, err error) {
-	if errors.Is(err, syscall.EBADF) {
-		fmt.Fprintf(stderr, "%s: write error: %s\n", prog, ErrorText(err))
+	if errors.Is(err, ErrNotOpen) {
+		fmt.Fprintf(stderr, "%s: write error: %s\n", prog, ErrorText(syscall.EBADF))
 		return
 	}
 	fmt.Fprintf(stderr, "%s: write error\n", prog)
 }
+
+// ErrNotOpen is what reads and writes of a standard stream closed when
+// the program started fail with: EBADF, told apart from the EBADF of a
+// descriptor open in the other direction, which du's close succeeds on.
+var ErrNotOpen error = notOpen{}
+
+type notOpen struct{}
+
+func (notOpen) Error() string        { return syscall.EBADF.Error() }
+func (notOpen) Is(target error) bool { return target == syscall.EBADF }
+func (notOpen) Unwrap() error        { return syscall.EBADF }
