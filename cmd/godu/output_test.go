@@ -125,7 +125,10 @@ func TestClosedInput(t *testing.T) {
 	needDu(t)
 	root := t.TempDir()
 	testtree.Build(t, root, map[string]string{"d/a": "file:5000"})
-	for _, args := range [][]string{{"--files0-from=-"}, {"-X", "-", "d"}, {"--exclude-from=-", "-s", "d"}, {"--files0-from", "-", "-c"}} {
+	// A file that cannot be opened: du reopens its closed standard input
+	// on it, and tells the EBADF of closing descriptor 0 (freopen).
+	for _, args := range [][]string{{"--files0-from=-"}, {"-X", "-", "d"}, {"--exclude-from=-", "-s", "d"}, {"--files0-from", "-", "-c"},
+		{"--files0-from=missing"}, {"--files0-from=d"}, {"-X", "missing", "d"}} {
 		s := outputSink{name: "stdin closed", shell: `exec -a du "$0" "$@" <&-`}
 		want := runSink(t, root, s, "du", args)
 		got := runSink(t, root, s, godu, args)

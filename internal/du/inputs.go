@@ -22,6 +22,16 @@ func (o *Options) stdin() io.Reader {
 	return o.Stdin
 }
 
+// stdinNotOpen reports whether standard input was closed at start: its
+// reader fails every read, an empty one too, with ErrNotOpen.
+func (o *Options) stdinNotOpen() bool {
+	if o.Stdin == nil {
+		return false
+	}
+	_, err := o.Stdin.Read(nil)
+	return errors.Is(err, ErrNotOpen)
+}
+
 // operands yields Run's operands in order, each with the message du
 // gives instead of walking it (msg, status 1) when it is invalid.
 type operands interface {
@@ -88,6 +98,12 @@ func (o *Options) openFiles0(stderr io.Writer) (src *files0, f *os.File, ok bool
 		var err error
 		f, err = os.Open(o.Files0From)
 		if err != nil {
+			if o.stdinNotOpen() {
+				// du reopens its standard input on the file (freopen),
+				// which on failure closes descriptor 0: closed since the
+				// start, that close fails and its EBADF is the error told.
+				err = syscall.EBADF
+			}
 			fmt.Fprintf(stderr, "%s: cannot open %s for reading: %s\n", o.Prog, Quote(o.Files0From), ErrorText(err))
 			return nil, nil, false
 		}
