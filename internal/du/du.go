@@ -63,6 +63,7 @@ type Options struct {
 	JSON  bool // --json: one JSON document instead of lines
 	Stats bool // --stats: a summary on stderr at the end
 	zone  Zone // TZ, read once
+	times tbuf // each line's time, formatted (lines are written one at a time)
 	// Progress shows a status line on stderr while walking: > 0 always,
 	// < 0 never, 0 when stderr is a terminal (StderrFd).
 	Progress int

@@ -49,7 +49,7 @@ func (o *Options) line(out *bufio.Writer, v uint64, tm int64, path string) {
 	}
 	out.WriteByte('\t')
 	if o.Time != 0 {
-		o.zone.formatTo(out, o.TimeFormat, tm)
+		o.zone.formatTo(out, &o.times, o.TimeFormat, tm)
 		out.WriteByte('\t')
 	}
 	out.WriteString(path)

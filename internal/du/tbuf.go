@@ -1,6 +1,9 @@
 package du
 
-import "bufio"
+import (
+	"bufio"
+	"bytes"
+)
 
 // tbuf is what strftime writes: text, and each run of a padding byte
 // longer than runMax kept as its byte and count. A field width may be
@@ -81,19 +84,27 @@ func (b *tbuf) String() string {
 	return string(append(out, b.cur...))
 }
 
-// writeTo writes what b holds to w, a run of padding a block at a time.
+// reset empties b, keeping its memory.
+func (b *tbuf) reset() {
+	b.pieces, b.cur = b.pieces[:0], b.cur[:0]
+}
+
+// writeTo writes what b holds to w.
 func (b *tbuf) writeTo(w *bufio.Writer) {
-	var block [runMax]byte
 	for _, p := range b.pieces {
 		w.WriteString(p.text)
-		if p.n > 0 {
-			for i := range block {
-				block[i] = p.fill
-			}
-			for n := p.n; n > 0; n -= min(n, len(block)) {
-				w.Write(block[:min(n, len(block))])
-			}
-		}
+		writeRun(w, p.fill, p.n)
 	}
 	w.Write(b.cur)
+}
+
+// writeRun writes n copies of c to w, a block at a time.
+func writeRun(w *bufio.Writer, c byte, n int) {
+	if n <= 0 {
+		return
+	}
+	block := bytes.Repeat([]byte{c}, min(n, runMax))
+	for ; n > 0; n -= min(n, len(block)) {
+		w.Write(block[:min(n, len(block))])
+	}
 }

@@ -134,10 +134,11 @@ func (z Zone) Format(format string, ns int64) string {
 	return z.in(time.Unix(0, ns)).format(format)
 }
 
-// formatTo writes Format(format, ns) to w, its padding as it goes.
-func (z Zone) formatTo(w *bufio.Writer, format string, ns int64) {
-	var b tbuf
-	strftime(&b, format, z.in(time.Unix(0, ns)), false, 0, -1)
+// formatTo writes Format(format, ns) to w, its padding as it goes,
+// through b (emptied first: one tbuf serves every line).
+func (z Zone) formatTo(w *bufio.Writer, b *tbuf, format string, ns int64) {
+	b.reset()
+	strftime(b, format, z.in(time.Unix(0, ns)), false, 0, -1)
 	b.writeTo(w)
 }
 
