@@ -155,11 +155,7 @@ func convert(b *tbuf, d directive, t moment, yrSpec byte) bool {
 	sub := func(f string, width int, yr byte) bool {
 		var sb tbuf
 		strftime(&sb, f, t, d.upper, yr, width)
-		d := directive{pad: d.pad, width: d.width}
-		if d.pad != '-' && sb.Len() < d.width {
-			b.fill(d.fillByte(), d.width-sb.Len())
-		}
-		b.add(&sb)
+		padFormatted(b, directive{pad: d.pad, width: d.width}, &sb)
 		return true
 	}
 	switch d.format {

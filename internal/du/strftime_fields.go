@@ -39,6 +39,14 @@ func padText(b *tbuf, d directive, s string) {
 	b.WriteString(s)
 }
 
+// padFormatted is padText for what a subformat wrote into s.
+func padFormatted(b *tbuf, d directive, s *tbuf) {
+	if n := s.Len(); d.pad != '-' && n < d.width {
+		b.fill(d.fillByte(), d.width-n)
+	}
+	b.add(s)
+}
+
 // fillByte is the byte the directive pads with: '0' for the 0 and +
 // flags, a space otherwise.
 func (d directive) fillByte() byte {
