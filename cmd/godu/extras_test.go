@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/godu-sh/godu/internal/testtree"
@@ -153,6 +154,44 @@ func TestCompletionsAndStats(t *testing.T) {
 	}
 }
 
+// TestStatsCountsOperands: --stats counts what the lines report, the
+// operands too: files given as operands, a directory operand that cannot
+// be read (its line is printed), and the operands' own errors, as many
+// as the messages.
+func TestStatsCountsOperands(t *testing.T) {
+	root := t.TempDir()
+	testtree.Build(t, root, map[string]string{"d/f": "file:10", "lf": "symlink:d/f", "z000/x": "/", "z111/x": "/"})
+	if err := syscall.Mkfifo(filepath.Join(root, "ff"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		cred *syscall.Credential
+		want string
+	}{
+		{[]string{"d/f", "lf", "ff"}, nil, "0 directories, 3 files"},
+		{[]string{"-s", "", "d", "missing"}, nil, "1 directories, 1 files, 0 hard links counted once, 2 errors"},
+	}
+	if os.Getuid() == 0 {
+		os.Chmod(filepath.Join(root, "z000"), 0o000)
+		os.Chmod(filepath.Join(root, "z111"), 0o111)
+		defer os.Chmod(filepath.Join(root, "z000"), 0o755)
+		defer os.Chmod(filepath.Join(root, "z111"), 0o755)
+		openUp(t, root)
+		cases = append(cases, struct {
+			args []string
+			cred *syscall.Credential
+			want string
+		}{[]string{"z000", "z111"}, &syscall.Credential{Uid: 65534, Gid: 65534}, "2 directories, 0 files, 0 hard links counted once, 2 errors"})
+	}
+	for _, c := range cases {
+		r := testtree.Run(t, root, c.cred, godu, append([]string{"--stats"}, c.args...)...)
+		if !strings.Contains(r.Stderr, "godu: "+c.want) {
+			t.Errorf("--stats %q: %q, want %q", c.args, r.Stderr, c.want)
+		}
+	}
+}
+
 // TestExcludeFromNul: a pattern of -X ends at a NUL byte, as du reads it
 // (a C string): "t\0u" excludes t, not u; a line of NULs is a pattern that
 // matches nothing, and trailing blanks go only at the end of the line.
@@ -196,6 +235,7 @@ func TestJSONOperandErrors(t *testing.T) {
 		{[]string{"d", "", "d"}, ""},
 		{[]string{"--files0-from=names"}, ""},
 		{[]string{"--files0-from=-"}, "d\x00-\x00"},
+		{[]string{"--files0-from=missing"}, ""}, // a list that cannot be opened
 	} {
 		cmd := exec.Command(godu, append([]string{"--json"}, c.args...)...)
 		cmd.Dir = root

@@ -83,10 +83,23 @@ func Run(ctx context.Context, o Options, args []string, stdout, stderr io.Writer
 		o.Prog = "godu"
 	}
 	status := 0
+	var operandErrs int64 // operands refused before a walk (--stats)
 	var src operands
 	if o.Files0 {
-		f0, f, ok := o.openFiles0(stderr)
-		if !ok {
+		f0, f, msg := o.openFiles0()
+		if msg != "" {
+			fmt.Fprintf(stderr, "%s: %s\n", o.Prog, msg)
+			if o.JSON {
+				// du stops here; the document still says why, as for a
+				// list that opens but cannot be read.
+				out := bufio.NewWriter(stdout)
+				s := newJSONSink(&o, out)
+				s.fail(&walk.Error{Op: "operand", Err: errors.New(msg)})
+				s.end(nil)
+				if err := out.Flush(); err != nil {
+					writeError(stderr, o.Prog, err)
+				}
+			}
 			return 1
 		}
 		if f != nil {
@@ -262,6 +275,7 @@ func Run(ctx context.Context, o Options, args []string, stdout, stderr io.Writer
 			break
 		}
 		if msg != "" {
+			operandErrs++
 			outMu.Lock()
 			sink.fail(&walk.Error{Op: "operand", Err: errors.New(msg)})
 			outMu.Unlock()
@@ -309,7 +323,9 @@ func Run(ctx context.Context, o Options, args []string, stdout, stderr io.Writer
 		if jobs <= 0 {
 			jobs = walk.DefaultJobs()
 		}
-		printStats(stderr, o.Prog, w.Stats(), time.Since(started), jobs)
+		st := w.Stats()
+		st.Errors += operandErrs // (the walk's count has those below the operands)
+		printStats(stderr, o.Prog, st, time.Since(started), jobs)
 	}
 	err := out.Flush()
 	if f, ok := pw.w.(*os.File); ok && export != nil && err == nil {

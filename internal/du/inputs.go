@@ -90,9 +90,10 @@ type files0 struct {
 	done bool
 }
 
-// openFiles0 opens --files0-from's input; ok is false after a fatal error,
-// which it reports. The caller closes f, if not nil.
-func (o *Options) openFiles0(stderr io.Writer) (src *files0, f *os.File, ok bool) {
+// openFiles0 opens --files0-from's input, or returns du's message for a
+// file that cannot be opened, a fatal error. The caller closes f, if not
+// nil.
+func (o *Options) openFiles0() (src *files0, f *os.File, msg string) {
 	in := o.stdin()
 	if o.Files0From != "-" {
 		var err error
@@ -104,12 +105,11 @@ func (o *Options) openFiles0(stderr io.Writer) (src *files0, f *os.File, ok bool
 				// start, that close fails and its EBADF is the error told.
 				err = syscall.EBADF
 			}
-			fmt.Fprintf(stderr, "%s: cannot open %s for reading: %s\n", o.Prog, Quote(o.Files0From), ErrorText(err))
-			return nil, nil, false
+			return nil, nil, fmt.Sprintf("cannot open %s for reading: %s", Quote(o.Files0From), ErrorText(err))
 		}
 		in = f
 	}
-	return &files0{o: o, r: bufio.NewReader(in)}, f, true
+	return &files0{o: o, r: bufio.NewReader(in)}, f, ""
 }
 
 // next returns the next name, or the message for an invalid one. A read

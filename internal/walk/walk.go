@@ -250,6 +250,8 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	}
 	if rec.Type != bulk.Directory {
 		t := entryTotals(&rec)
+		w.after.files.Add(1) // (Stats: a file operand is one of the files)
+		w.after.blocks.Add(t.Blocks)
 		n := &Node{Name: path, Totals: t, Own: t, Type: rec.Type, Dev: rec.Dev, Ino: rec.Ino}
 		w.emit(path, n)
 		if w.opts.Stream != nil {
@@ -341,6 +343,8 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	}
 	if err != nil {
 		w.fail("read directory", path, err)
+		w.after.dirs.Add(1) // (Stats: reported, as an unreadable subdirectory is)
+		w.after.blocks.Add(entryTotals(&rec).Blocks)
 		if root.node != nil && root.node.Detail != nil {
 			root.node.Detail.ReadError = true
 		}
