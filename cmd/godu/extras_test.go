@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/godu-sh/godu/internal/testtree"
+	"golang.org/x/sys/unix"
 )
 
 func bigTree(t *testing.T) string {
@@ -161,7 +162,7 @@ func TestCompletionsAndStats(t *testing.T) {
 func TestStatsCountsOperands(t *testing.T) {
 	root := t.TempDir()
 	testtree.Build(t, root, map[string]string{"d/f": "file:10", "lf": "symlink:d/f", "z000/x": "/", "z111/x": "/"})
-	if err := syscall.Mkfifo(filepath.Join(root, "ff"), 0o644); err != nil {
+	if err := unix.Mkfifo(filepath.Join(root, "ff"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {
