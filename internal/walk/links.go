@@ -107,21 +107,22 @@ func (t *linkTable) each(fn func(inodeset.Key, *linkClaim)) {
 
 // after reports whether c comes after link (d, name) in traversal order:
 // below their nearest common directory, compare the names of the entries
-// that lead to each.
+// that lead to each. It climbs as before does (jump pointers, O(log
+// depth) steps), where it climbed one parent at a time.
 func (c *linkClaim) after(d *dir, name []byte) bool {
-	x, xn := d, string(name)
-	y, yn := c.dir, c.name
-	for x.depth > y.depth {
-		x, xn = x.parent, x.name
+	switch {
+	case d == c.dir:
+		return string(name) < c.name
+	case d.depth > c.dir.depth:
+		if a := climb(d, c.dir.depth+1, nil); a.parent == c.dir {
+			return a.name < c.name
+		}
+	case c.dir.depth > d.depth:
+		if a := climb(c.dir, d.depth+1, nil); a.parent == d {
+			return string(name) < a.name
+		}
 	}
-	for y.depth > x.depth {
-		y, yn = y.parent, y.name
-	}
-	for x != y {
-		x, xn = x.parent, x.name
-		y, yn = y.parent, y.name
-	}
-	return xn < yn
+	return before(d, c.dir) // neither directory holds the other
 }
 
 // claim offers the links to hard-linked files among b's records (indices

@@ -168,3 +168,48 @@ func TestBeforeSteps(t *testing.T) {
 		t.Errorf("%d steps to compare two teeth of a %d-level comb, over %d", most, levels, limit)
 	}
 }
+
+// TestAfterByPaths: a hard link's claim compares with another link as
+// their paths do, on random trees with chains in them: links in one
+// directory, in a directory and one below it (either way), and in
+// directories apart.
+func TestAfterByPaths(t *testing.T) {
+	for seed := int64(1); seed <= 20; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		root := newTestDir(nil, "/r")
+		all := []*dir{root}
+		for i := 0; i < 3000; i++ {
+			p := all[rng.Intn(len(all))]
+			if rng.Intn(3) == 0 {
+				p = all[len(all)-1] // deepen the last one: chains
+			}
+			all = append(all, newTestDir(p, string(rune('a'+rng.Intn(4)))+string(rune('a'+i%26))+string(rune('a'+i/26%26))+string(rune('a'+i/676))))
+		}
+		// File names sort among the directories' and equal none of them.
+		file := func() string { return string(rune('a'+rng.Intn(5))) + "!" }
+		for i := 0; i < 5000; i++ {
+			a := all[rng.Intn(len(all))]
+			b := a
+			switch rng.Intn(3) {
+			case 0: // below a, or a itself
+				for b.parent != nil && rng.Intn(4) != 0 {
+					b = b.parent
+				}
+			case 1:
+				b = all[rng.Intn(len(all))]
+			}
+			if rng.Intn(2) == 0 {
+				a, b = b, a
+			}
+			an, bn := file(), file()
+			if a == b && an == bn {
+				continue
+			}
+			c := &linkClaim{dir: b, name: bn}
+			want := slices.Compare(append(components(a), an), append(components(b), bn)) < 0
+			if got := c.after(a, []byte(an)); got != want {
+				t.Fatalf("seed %d: claim %s/%s after %s/%s: %v", seed, b.path(), bn, a.path(), an, got)
+			}
+		}
+	}
+}
