@@ -219,6 +219,12 @@ type treeBufs struct {
 
 var treePool sync.Pool // of *treeBufs
 
+// TreeSetsMade counts the sets of subtree walk buffers made, where the
+// pool had none to give: a test that measures what a walk allocates
+// leaves out the walks that made one (a set put back on one P is not
+// always found by a Get on another: a fixed 400 kB, whatever the walk).
+var TreeSetsMade atomic.Int64
+
 // treeBuffers takes a set of buffers from the pool, or makes one.
 func (r *Reader) treeBuffers() {
 	if b, _ := treePool.Get().(*treeBufs); b != nil {
@@ -228,6 +234,7 @@ func (r *Reader) treeBuffers() {
 		r.tbufs = b // for the next PutTree: no allocation
 		return
 	}
+	TreeSetsMade.Add(1)
 	r.nodes = make([]TreeNode, TreeNodes)
 	r.tnames = make([]byte, treeNames)
 	// Room for a few hard links: it doubles, up to treeRecsMax, each time
