@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -24,11 +25,28 @@ import (
 // runs (godu itself stays plain: the suite runs it thousands of times).
 var godu, goduRace string
 
+// defaultSignals gives the programs the tests start SIGHUP and SIGINT
+// at their default, where this test binary was started with them ignored
+// (under nohup, or as a background job of a script): the Go runtime
+// keeps those two ignored, and every child inherits that, so that du and
+// godu outlive the signals the tests end them with (TestSignalsAsDu:
+// "du after hangup: not ended by it"). A signal the process catches is
+// reset to its default at exec; this one's are caught and dropped. Tests
+// that want a signal ignored at exec ignore it in the child themselves.
+func defaultSignals() {
+	for _, sig := range []os.Signal{syscall.SIGHUP, syscall.SIGINT} {
+		if signal.Ignored(sig) {
+			signal.Notify(make(chan os.Signal, 1), sig)
+		}
+	}
+}
+
 // buildTags are the build tags of this test binary that godu is built
 // with, beside purego.
 var buildTags []string
 
 func TestMain(m *testing.M) {
+	defaultSignals()
 	dir, err := os.MkdirTemp("", "godu-bin-")
 	if err != nil {
 		panic(err)
