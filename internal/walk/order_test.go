@@ -113,20 +113,27 @@ func components(d *dir) []string {
 	return c
 }
 
+// randomDirs makes a random tree of n directories below a root, with long
+// chains in it (every third one below the last made), and returns them
+// all, the root first.
+func randomDirs(rng *rand.Rand, n int) []*dir {
+	all := []*dir{newTestDir(nil, "/r")}
+	for i := 0; i < n; i++ {
+		p := all[rng.Intn(len(all))]
+		if rng.Intn(3) == 0 {
+			p = all[len(all)-1] // deepen the last one: chains
+		}
+		all = append(all, newTestDir(p, string(rune('a'+rng.Intn(4)))+string(rune('a'+i%26))+string(rune('a'+i/26%26))+string(rune('a'+i/676))))
+	}
+	return all
+}
+
 // TestBeforeByPaths: before agrees with the order of the paths on random
 // trees with long chains in them (its jump pointers skip levels).
 func TestBeforeByPaths(t *testing.T) {
 	for seed := int64(1); seed <= 20; seed++ {
 		rng := rand.New(rand.NewSource(seed))
-		root := newTestDir(nil, "/r")
-		all := []*dir{root}
-		for i := 0; i < 3000; i++ {
-			p := all[rng.Intn(len(all))]
-			if rng.Intn(3) == 0 {
-				p = all[len(all)-1] // deepen the last one: chains
-			}
-			all = append(all, newTestDir(p, string(rune('a'+rng.Intn(4)))+string(rune('a'+i%26))+string(rune('a'+i/26%26))+string(rune('a'+i/676))))
-		}
+		all := randomDirs(rng, 3000)
 		for i := 0; i < 5000; i++ {
 			a, b := all[rng.Intn(len(all))], all[rng.Intn(len(all))]
 			if a == b {
@@ -176,15 +183,7 @@ func TestBeforeSteps(t *testing.T) {
 func TestAfterByPaths(t *testing.T) {
 	for seed := int64(1); seed <= 20; seed++ {
 		rng := rand.New(rand.NewSource(seed))
-		root := newTestDir(nil, "/r")
-		all := []*dir{root}
-		for i := 0; i < 3000; i++ {
-			p := all[rng.Intn(len(all))]
-			if rng.Intn(3) == 0 {
-				p = all[len(all)-1] // deepen the last one: chains
-			}
-			all = append(all, newTestDir(p, string(rune('a'+rng.Intn(4)))+string(rune('a'+i%26))+string(rune('a'+i/26%26))+string(rune('a'+i/676))))
-		}
+		all := randomDirs(rng, 3000)
 		// File names sort among the directories' and equal none of them.
 		file := func() string { return string(rune('a'+rng.Intn(5))) + "!" }
 		for i := 0; i < 5000; i++ {
