@@ -120,6 +120,74 @@ func TestChainScarceOpensOnce(t *testing.T) {
 	}
 }
 
+// TestCombScarceReopensNear: a comb deeper than PATH_MAX (each level a
+// tooth directory beside the next level) under descriptor limits below
+// its depth. Every tooth listed after the next level waits while the
+// chain below is walked; the walk, short of descriptors, sheds its
+// directory and reopens it when the tooth's turn comes. Each reopen must
+// cost a bounded number of levels crossed, not the tooth's depth: from
+// the directory the worker finished last (its cursor), whatever the
+// depth. Reopened from the operand down, 3,000 levels under ulimit -n 16
+// crossed millions of levels, and under 7 the walk waited a millisecond
+// for most directories. Counted by GODU_SCARCITY_STATS (steps: the
+// levels all reopens crossed; beneath, walkdown and bypath: the reopens
+// from further up than a parent or a cursor; pauses); the output is du's
+// without a limit.
+func TestCombScarceReopensNear(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the limits are Linux's: elsewhere the runtime's poller holds one descriptor")
+	}
+	needDu(t)
+	dir := t.TempDir()
+	const levels = 3000
+	op := testtree.Generate(t, dir, testtree.Shape{Kind: "comb", Size: levels, Seed: 1})
+	args := []string{"-s", op}
+	want := invoke(t, dir, nil, "", "du", args)
+	dirs := 2*levels + 1
+	for _, c := range []struct {
+		limit int
+		jobs  string
+	}{{16, "1"}, {7, "1"}, {7, "6"}, {16, "6"}} {
+		stats := filepath.Join(t.TempDir(), "stats")
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		cmd := exec.CommandContext(ctx, "bash", append([]string{"-c", "ulimit -n " + strconv.Itoa(c.limit) + `; exec -a du "$0" "$@"`, godu, "-j", c.jobs}, args...)...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "LC_ALL=C", "GORACE=atexit_sleep_ms=0", "GODU_SCARCITY_STATS="+stats)
+		got := runCaptured(t, cmd)
+		timedOut := ctx.Err() != nil
+		cancel()
+		what := fmt.Sprintf("ulimit -n %d, -j %s", c.limit, c.jobs)
+		if timedOut || got != want {
+			t.Errorf("%s: godu (timed out: %v) %+v\ndu %+v", what, timedOut, got, want)
+			continue
+		}
+		b, err := os.ReadFile(stats)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := scarcityCounts(string(b))
+		counts := strings.ReplaceAll(strings.TrimSpace(string(b)), "\n", ", ")
+		if c.jobs == "1" && n["reopened"] == 0 { // (several workers may be lucky)
+			t.Errorf("%s: nothing was reopened: the limit did not bite (%s)", what, counts)
+		}
+		// Several workers take the teeth in a looser order (each from
+		// the nearest cursor): bounded by the depth, not by a constant.
+		perDir := 4
+		if c.jobs != "1" && c.limit > 7 {
+			perDir = 40
+		}
+		if n["steps"] > perDir*dirs {
+			t.Errorf("%s: reopens crossed %d levels for %d directories, more than %d each (%s)", what, n["steps"], dirs, perDir, counts)
+		}
+		if far := n["beneath"] + n["walkdown"] + n["bypath"]; c.jobs == "1" && far > 8 {
+			t.Errorf("%s: %d reopens from further up than a parent or a cursor (%s)", what, far, counts)
+		}
+		if n["pauses"] > 8 {
+			t.Errorf("%s: %d waits for a descriptor (%s)", what, n["pauses"], counts)
+		}
+	}
+}
+
 // TestNoDescriptorForAnyOperand: under a limit that leaves the walk no
 // descriptor at all (ulimit -n 5: 0, 1, 2 and the runtime's two; 6 with
 // --files0-from's list open), no operand can be opened, and nothing of

@@ -76,17 +76,31 @@ func (f *descriptor) done() {
 }
 
 // shed closes the descriptor if it is open and not in use, without
-// waiting for a lock held elsewhere. It reports whether it closed it.
-func (f *descriptor) shed() bool {
+// waiting for a lock held elsewhere. It reports whether it closed it,
+// and whether it is open still (or may be: locked elsewhere).
+func (f *descriptor) shed() (closed, open bool) {
 	if !f.mu.TryLock() {
-		return false
+		return false, true
 	}
 	defer f.mu.Unlock()
-	if f.users == 0 && f.Fd() >= 0 {
+	switch {
+	case f.Fd() < 0:
+		return false, false
+	case f.users == 0:
 		f.Close()
+		return true, false
+	}
+	return false, true
+}
+
+// mayBeOpen reports whether the descriptor is open, or may be (its lock
+// is held elsewhere).
+func (f *descriptor) mayBeOpen() bool {
+	if !f.mu.TryLock() {
 		return true
 	}
-	return false
+	defer f.mu.Unlock()
+	return f.Fd() >= 0
 }
 
 // lock and unlock hold the descriptor still (neither shed nor closed nor
@@ -95,14 +109,22 @@ func (f *descriptor) shed() bool {
 func (f *descriptor) lock()   { f.mu.Lock() }
 func (f *descriptor) unlock() { f.mu.Unlock() }
 
-// useFd is d.fd.use with d reopened from its ancestors (reopen).
-func (sc *scan) useFd(d *dir) (int, error) {
+// useFd is d.fd.use with d reopened from wk's cursor (reopenNear) or
+// its ancestors (reopen).
+func (sc *scan) useFd(wk *worker, d *dir) (int, error) {
 	return d.fd.use(func() (int, error) {
 		scarcity.reopened.Add(1)
-		fd, err := sc.reopen(d)
-		if err == nil && !sameDir(fd, d) {
-			sys.Close(fd)
-			return -1, sys.ENOENT // another directory is at its path now
+		sc.outOfDescriptors()
+		fd, err := sc.reopenNear(wk, d)
+		if fd < 0 && err == nil {
+			fd, err = sc.reopen(d)
+			if err == nil && !sameDir(fd, d) {
+				sys.Close(fd)
+				return -1, sys.ENOENT // another directory is at its path now
+			}
+		}
+		if err == nil {
+			sc.hold(d) // to be shed again
 		}
 		return fd, err
 	}, sc.mode, d.dev)
@@ -135,6 +157,7 @@ func (sc *scan) reopen(d *dir) (int, error) {
 		// The operand's path is resolved anew: what is at it now must be
 		// the directory walked so far, not one a rename above the operand
 		// (a symlink, say) put there.
+		scarcity.steps.Add(1)
 		fd, err := sc.openOperand(d.name)
 		if err == nil && !sameDir(fd, d) {
 			sys.Close(fd)
@@ -149,6 +172,7 @@ func (sc *scan) reopen(d *dir) (int, error) {
 	p := d.parent
 	p.fd.lock()
 	if pfd := p.fd.Fd(); pfd >= 0 {
+		scarcity.steps.Add(1)
 		fd, err := sys.Openat(pfd, d.name, flags, 0)
 		p.fd.unlock()
 		return fd, err
@@ -162,6 +186,7 @@ func (sc *scan) reopen(d *dir) (int, error) {
 	if err != nil {
 		return -1, err
 	}
+	scarcity.steps.Add(1)
 	fd, err := sys.Openat(pfd, d.name, flags, 0)
 	sys.Close(pfd)
 	return fd, err

@@ -34,16 +34,16 @@ func TestDescriptorLifetime(t *testing.T) {
 	if err != nil || got != fd || reopens != 0 {
 		t.Fatalf("use: %d, %v, %d reopens; want %d, nil, 0", got, err, reopens, fd)
 	}
-	if f.shed() {
-		t.Fatal("shed while in use")
+	if closed, open := f.shed(); closed || !open {
+		t.Fatalf("shed while in use: closed %v, open %v", closed, open)
 	}
 	f.done()
 	f.release()
-	if !f.shed() || f.Fd() >= 0 || isOpen(fd) {
+	if closed, open := f.shed(); !closed || open || f.Fd() >= 0 || isOpen(fd) {
 		t.Fatal("not shed once unused")
 	}
-	if f.shed() {
-		t.Fatal("shed twice")
+	if closed, open := f.shed(); closed || open {
+		t.Fatalf("shed twice: closed %v, open %v", closed, open)
 	}
 	got, err = f.use(reopen, 0, 0)
 	if err != nil || got < 0 || reopens != 1 {
@@ -65,7 +65,7 @@ func TestOperandsHopeless(t *testing.T) {
 	tries := func(d *dir, opens bool) int {
 		sc := &scan{w: w}
 		n := 0
-		sc.openScarce(d, func(int) (bool, error) {
+		sc.openScarce(nil, d, func(int) (bool, error) {
 			n++
 			if opens {
 				return true, nil

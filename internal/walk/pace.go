@@ -66,7 +66,7 @@ func (sc *scan) startPace() {
 // decision is due (now: since epoch).
 func (sc *scan) paced(wk *worker, now time.Duration) {
 	p := &sc.pace
-	if !p.on {
+	if !p.on || sc.alone.Load() {
 		return
 	}
 	if now-wk.sampled >= sampleEvery {

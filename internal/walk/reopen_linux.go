@@ -45,6 +45,7 @@ func (sc *scan) reopenBeneath(d *dir, flags int) (fd int, done bool, err error) 
 			}
 			how := unix.OpenHow{Flags: uint64(flags), Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS}
 			scarcity.beneath.Add(1)
+			scarcity.steps.Add(int64(len(names)))
 			fd, err := unix.Openat2(afd, strings.Join(names, "/"), &how)
 			if own {
 				unix.Close(afd)
@@ -65,3 +66,18 @@ func (sc *scan) reopenBeneath(d *dir, flags int) (fd int, done bool, err error) 
 
 // noOpenat2 is set once the kernel refused openat2.
 var noOpenat2 atomic.Bool
+
+// openNear opens the directory at path relative to dirfd (reopenNear),
+// through no symlink where the walk follows none: openat2's
+// RESOLVE_NO_SYMLINKS, or openat where the kernel lacks it.
+func openNear(dirfd int, path string, flags int) (int, error) {
+	if flags&unix.O_NOFOLLOW != 0 && !noOpenat2.Load() {
+		how := unix.OpenHow{Flags: uint64(flags), Resolve: unix.RESOLVE_NO_SYMLINKS}
+		fd, err := unix.Openat2(dirfd, path, &how)
+		if err != unix.ENOSYS && err != unix.EPERM {
+			return fd, err
+		}
+		noOpenat2.Store(true)
+	}
+	return unix.Openat(dirfd, path, flags, 0)
+}

@@ -28,6 +28,8 @@ type scan struct {
 
 	stackMu sync.Mutex
 	stack   []*dir    // subdirectories found and not yet taken by a worker
+	held    []*dir    // their parents, whose descriptors may be open (shed)
+	heldMax int       // when held is next compacted (holdParents)
 	keys    []heapKey // with heap: stack[i]'s key (order.go)
 	// gate (on stackMu) is where workers wait while what they would read
 	// next would only wait on the stream (emitter.holdsBack); gated
@@ -63,6 +65,10 @@ type scan struct {
 	hopeless atomic.Bool
 	waitMu   sync.Mutex
 	waiting  []*dir // directories whose opening waits for a descriptor
+	// linger: the walk ran out of descriptors; each worker keeps its
+	// cursor open (near.go). alone: shedding found none to close; one
+	// worker goes on (starved).
+	linger, alone atomic.Bool
 
 	// subtrees: the subdirectories of a directory read whole are read
 	// by the core's subtree walk (bulk.Reader.Tree) with subtreeMode.
@@ -137,6 +143,7 @@ func (sc *scan) push(ds []*dir) {
 		return
 	}
 	sc.stackMu.Lock()
+	sc.holdParents(ds)
 	for i := len(ds) - 1; i >= 0; i-- {
 		if sc.heap {
 			sc.heapPush(ds[i]) // order.go

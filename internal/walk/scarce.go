@@ -17,7 +17,7 @@ import "github.com/godu-sh/godu/internal/sys"
 // process could close one. It gets fewTries, and none once an operand of
 // the Walker's found none (under ulimit -n 5 the runtime's two
 // descriptors leave none: each of 1,640 operands waited a second).
-func (sc *scan) openScarce(d *dir, open func(waits int) (opened bool, err error)) error {
+func (sc *scan) openScarce(wk *worker, d *dir, open func(waits int) (opened bool, err error)) error {
 	scarce := false
 	operand := d.parent == nil
 	hopeless := &sc.hopeless // (a walk's own: other walks of the Walker may run)
@@ -50,9 +50,27 @@ func (sc *scan) openScarce(d *dir, open func(waits int) (opened bool, err error)
 			sc.scarce.Lock()
 			scarce = true
 		}
-		sc.shed()
-		scarcity.pauses.Add(1)
-		pause()
+		sc.outOfDescriptors()
+		// Descriptors closed here are tried at once; with none, after a
+		// pause for other workers to close theirs.
+		// First the others: d's parent, shed, would be reopened at
+		// once. Then the cursors, and d's parent last; at once all of
+		// them once that did not do.
+		shed := sc.shed(d.parent)
+		if shed == 0 || waits > 0 {
+			shed += sc.shedCursors()
+		}
+		if (shed == 0 || waits > 0) && d.parent != nil {
+			if closed, _ := d.parent.fd.shed(); closed {
+				scarcity.shed.Add(1)
+				shed++
+			}
+		}
+		if shed == 0 {
+			sc.starved()
+			scarcity.pauses.Add(1)
+			pause()
+		}
 	}
 	if scarce {
 		sc.scarce.Unlock()
@@ -86,34 +104,79 @@ func (sc *scan) waitFor(d *dir, waits bool) {
 	}
 }
 
-// shed closes the descriptors of directories that are only waiting to
-// open more subdirectories (they are reopened on demand), when the process
-// has run out of descriptors. It returns how many it closed. Such a
-// directory is the parent of a directory on the shared stack or of one
-// whose opening waits for a descriptor: a read directory keeps its
-// descriptor only while subdirectories of it wait there or are being
-// opened, and one being opened right now is in use.
-func (sc *scan) shed() int {
+// shed closes the descriptors of directories (but except) that are
+// only waiting to open more subdirectories (they are reopened on demand),
+// when the process has run out of descriptors. It returns how many it
+// closed. Such a directory is the parent of a directory pushed on the
+// shared stack (held) or of one whose opening waits for a descriptor: a
+// read directory keeps its descriptor only while subdirectories of it
+// wait or are being opened, and one being opened right now is in use.
+// held keeps only those open still after it: each directory pushed
+// costs a shed once, where looking at every directory on the stack cost
+// a comb's sheds time quadratic in its depth.
+func (sc *scan) shed(except *dir) int {
 	sc.stackMu.Lock()
 	defer sc.stackMu.Unlock()
 	sc.waitMu.Lock()
 	defer sc.waitMu.Unlock()
 	n := 0
-	try := func(d *dir) {
-		if d != nil && d.fd.shed() {
+	kept := sc.held[:0]
+	for _, d := range sc.held {
+		if d == except {
+			kept = append(kept, d)
+			continue
+		}
+		closed, open := d.fd.shed()
+		if closed {
 			n++
 		}
-	}
-	for i, c := range sc.stack {
-		if i == 0 || sc.stack[i-1].parent != c.parent { // siblings lie together
-			try(c.parent)
+		if open {
+			kept = append(kept, d)
 		}
 	}
+	clear(sc.held[len(kept):])
+	sc.held = kept
 	for _, c := range sc.waiting {
-		try(c.parent)
+		if d := c.parent; d != nil && d != except {
+			if closed, _ := d.fd.shed(); closed {
+				n++
+			}
+		}
 	}
 	scarcity.shed.Add(int64(n))
 	return n
+}
+
+// holdParents adds the parents of ds, pushed, to those shed looks at,
+// under stackMu. Once held has doubled since it was last compacted, it
+// keeps only those whose descriptors are open still: its length stays
+// within twice the descriptors open, and it keeps no closed directory
+// alive, whatever the size of the walk.
+func (sc *scan) holdParents(ds []*dir) {
+	for i, d := range ds {
+		if p := d.parent; p != nil && (i == 0 || ds[i-1].parent != p) && (len(sc.held) == 0 || sc.held[len(sc.held)-1] != p) {
+			sc.held = append(sc.held, p)
+		}
+	}
+	if len(sc.held) < sc.heldMax {
+		return
+	}
+	kept := sc.held[:0]
+	for _, d := range sc.held {
+		if d.fd.mayBeOpen() {
+			kept = append(kept, d)
+		}
+	}
+	clear(sc.held[len(kept):])
+	sc.held = kept
+	sc.heldMax = max(64, 2*len(kept))
+}
+
+// hold adds d, whose descriptor was reopened, to those shed looks at.
+func (sc *scan) hold(d *dir) {
+	sc.stackMu.Lock()
+	sc.held = append(sc.held, d)
+	sc.stackMu.Unlock()
 }
 
 // pause waits a millisecond for other workers to close descriptors. Not

@@ -109,7 +109,7 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 		// parent's takes two, but only where the kernel can refuse
 		// every symlink on the way (openBeneath): a directory renamed to
 		// a symlink meanwhile never leads outside.
-		err = sc.openScarce(d, func(waits int) (bool, error) {
+		err = sc.openScarce(wk, d, func(waits int) (bool, error) {
 			fd := -1
 			if waits > 8 || sc.byPathFirst.Load() {
 				if path := d.path(); len(path) < sys.PathMax {
@@ -129,7 +129,7 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 				b, err = rd.Read(&d.fd.Dir)
 			} else {
 				var pfd int
-				if pfd, err = sc.useFd(d.parent); err == nil {
+				if pfd, err = sc.useFd(wk, d.parent); err == nil {
 					d.fd.Open(pfd, d.name, listMode, d.dev)
 					b, err = rd.Read(&d.fd.Dir)
 					d.parent.fd.done()
@@ -141,7 +141,7 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 			return d.fd.Fd() >= 0, err
 		})
 	}
-	sc.releaseFd(d.parent)
+	sc.keep(wk, d.parent)
 	if sc.mode&bulk.DirStat != 0 && err == nil && d.parent != nil && d.fd.Dev() != sc.rootDev {
 		// A mount point whose record showed the covered directory (macOS):
 		// with -x it is skipped, its own size included.
@@ -207,7 +207,7 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 	left = append(left, subdirs...)
 	sc.count(d, direct, opening)
 	d.fd.done()
-	d.fd.release() // the visit's claim: closes now if no subdirectory is left to open
+	sc.keep(wk, d) // the visit's claim: closes now (or is wk's cursor) if no subdirectory is left to open
 	if sc.em != nil && d.node != nil {
 		sc.streamListed(d)
 	}

@@ -35,6 +35,10 @@ type worker struct {
 	// Scratch of streamTreeLinks.
 	holder []*dir
 	under  []int32
+	// cursor: a directory whose descriptor the worker keeps open, to
+	// reopen those near it from (near.go); set by the worker alone, shed
+	// by any (shedCursors).
+	cursor atomic.Pointer[dir]
 	// When the worker's goroutine last rescheduled (yield), and when it
 	// last timed a core call (paced).
 	yielded, sampled time.Duration
@@ -55,6 +59,7 @@ func (w *Walker) getWorker() *worker {
 }
 
 func (w *Walker) putWorker(wk *worker) {
+	wk.dropCursor()
 	wk.current.Store(nil)
 	wk.rd.PutTree()
 	w.workMu.Lock()
