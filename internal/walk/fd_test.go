@@ -98,3 +98,36 @@ func TestOperandsHopeless(t *testing.T) {
 		t.Errorf("a directory below an operand: %d tries, want %d (its walk's own patience)", got, scarceTries+1)
 	}
 }
+
+// TestPathFirstEnds: once a directory had to be opened by its path, the
+// next go by path first only while their parents' descriptors are shed,
+// and even then one in pathTrial is tried below its parent: a walk that
+// has descriptors again goes back to opening below parents (an open
+// there without a wait clears byPathFirst), where every later directory
+// went by a path as long as its depth.
+func TestPathFirstEnds(t *testing.T) {
+	sc := &scan{w: New(Options{})}
+	sc.byPathFirst.Store(true)
+	parent := &dir{name: t.TempDir(), fd: new(descriptor)}
+	d := &dir{parent: parent, name: "d", depth: 1}
+	fd, err := unix.Open(parent.name, dirFlags, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent.fd.OpenFd(fd, 0, 0)
+	for i := range 3 * pathTrial {
+		if sc.pathFirst(d) {
+			t.Fatalf("try %d: by path first with the parent's descriptor open", i)
+		}
+	}
+	parent.fd.Close()
+	byPath := 0
+	for range 4 * pathTrial {
+		if sc.pathFirst(d) {
+			byPath++
+		}
+	}
+	if want := 4*pathTrial - 4; byPath != want {
+		t.Errorf("parent shed: %d of %d by path first, want %d", byPath, 4*pathTrial, want)
+	}
+}

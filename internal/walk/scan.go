@@ -59,6 +59,7 @@ type scan struct {
 	// its path (a chain under a limit that leaves one descriptor): the
 	// next tries its path first instead of after pausing 8 times.
 	byPathFirst atomic.Bool
+	pathTries   atomic.Uint32 // (pathFirst)
 	// hopeless: a directory could not be opened in scarceTries tries;
 	// later ones get fewTries, so that a walk starved of descriptors ends
 	// with du's message instead of pausing a second for each directory.

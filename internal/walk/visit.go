@@ -111,7 +111,7 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 		// a symlink meanwhile never leads outside.
 		err = sc.openScarce(wk, d, func(waits int) (bool, error) {
 			fd := -1
-			if waits > 8 || sc.byPathFirst.Load() {
+			if waits > 8 || sc.byPathFirst.Load() && (waits > 0 || sc.pathFirst(d)) {
 				if path := d.path(); len(path) < sys.PathMax {
 					scarcity.byPath.Add(1)
 					fd, _ = openBeneath(path, sc.mode&bulk.Follow != 0)
