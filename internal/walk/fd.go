@@ -112,16 +112,27 @@ func (f *descriptor) unlock() { f.mu.Unlock() }
 // useFd is d.fd.use with d reopened from wk's cursor (reopenNear) or
 // its ancestors (reopen).
 func (sc *scan) useFd(wk *worker, d *dir) (int, error) {
+	near := false
+	defer func() {
+		// d, open now, stands nearer than the cursor for what comes
+		// next (the next keep makes the cursor anew). Where a worker
+		// goes on alone, short of descriptors, the cursor goes: opening
+		// d's subdirectory then takes the two descriptors it took before.
+		// Not under d's lock: the cursor is mostly below d, and locks are
+		// taken child to parent.
+		if near && sc.alone.Load() {
+			wk.dropCursor()
+		}
+	}()
 	return d.fd.use(func() (int, error) {
 		scarcity.reopened.Add(1)
 		sc.outOfDescriptors()
-		fd, err := sc.reopenNear(wk, d)
-		if fd < 0 && err == nil {
-			fd, err = sc.reopen(d)
-			if err == nil && !sameDir(fd, d) {
-				sys.Close(fd)
-				return -1, sys.ENOENT // another directory is at its path now
-			}
+		var fd int
+		var err error
+		fd, near, err = sc.reopen(wk, d)
+		if err == nil && !near && !sameDir(fd, d) {
+			sys.Close(fd)
+			return -1, sys.ENOENT // another directory is at its path now
 		}
 		if err == nil {
 			sc.hold(d) // to be shed again
@@ -147,12 +158,14 @@ func (sc *scan) openOperand(path string) (int, error) {
 	return sys.Open(path, flags, 0)
 }
 
-// reopen opens d anew, from its nearest ancestor that holds a descriptor
-// (or its operand's path), closing the descriptors it opens on the way at
-// once: a shed chain costs two descriptors at a time to cross, not one
-// per level. The caller holds d's descriptor's lock; locks are taken
-// child to parent.
-func (sc *scan) reopen(d *dir) (int, error) {
+// reopen opens d anew: below its parent if the parent's descriptor is
+// open, else from wk's cursor or another worker's (reopenNear, near: the
+// directory checked to be d already; none with wk nil), else from its
+// nearest ancestor that holds a descriptor (or its operand's path),
+// closing the descriptors it opens on the way at once: a shed chain costs
+// two descriptors at a time to cross, not one per level. The caller
+// holds d's descriptor's lock; locks are taken child to parent.
+func (sc *scan) reopen(wk *worker, d *dir) (fd int, near bool, err error) {
 	if d.parent == nil {
 		// The operand's path is resolved anew: what is at it now must be
 		// the directory walked so far, not one a rename above the operand
@@ -161,9 +174,9 @@ func (sc *scan) reopen(d *dir) (int, error) {
 		fd, err := sc.openOperand(d.name)
 		if err == nil && !sameDir(fd, d) {
 			sys.Close(fd)
-			return -1, sys.ENOENT
+			return -1, false, sys.ENOENT
 		}
-		return fd, err
+		return fd, false, err
 	}
 	flags := dirFlags
 	if sc.mode&bulk.Follow == 0 {
@@ -175,21 +188,26 @@ func (sc *scan) reopen(d *dir) (int, error) {
 		scarcity.steps.Add(1)
 		fd, err := sys.Openat(pfd, d.name, flags, 0)
 		p.fd.unlock()
-		return fd, err
+		return fd, false, err
 	}
 	p.fd.unlock()
-	if fd, done, err := sc.reopenBeneath(d, flags); done {
-		return fd, err
+	if wk != nil {
+		if fd, err := sc.reopenNear(wk, d, flags); fd >= 0 || err != nil {
+			return fd, fd >= 0, err
+		}
+	}
+	if fd, done, err := sc.reopenBeneath(wk, d, flags); done {
+		return fd, false, err
 	}
 	scarcity.walkDown.Add(1)
-	pfd, err := sc.reopen(p)
+	pfd, _, err := sc.reopen(nil, p)
 	if err != nil {
-		return -1, err
+		return -1, false, err
 	}
 	scarcity.steps.Add(1)
-	fd, err := sys.Openat(pfd, d.name, flags, 0)
+	fd, err = sys.Openat(pfd, d.name, flags, 0)
 	sys.Close(pfd)
-	return fd, err
+	return fd, false, err
 }
 
 // sameDir reports whether fd, a directory opened anew by a path, is the

@@ -65,7 +65,7 @@ func TestOperandsHopeless(t *testing.T) {
 	tries := func(d *dir, opens bool) int {
 		sc := &scan{w: w}
 		n := 0
-		sc.openScarce(nil, d, func(int) (bool, error) {
+		sc.openScarce(d, func(int) (bool, error) {
 			n++
 			if opens {
 				return true, nil

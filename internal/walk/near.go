@@ -1,9 +1,9 @@
 package walk
 
 import (
+	"runtime"
 	"strings"
 
-	"github.com/godu-sh/godu/internal/bulk"
 	"github.com/godu-sh/godu/internal/sys"
 )
 
@@ -24,24 +24,56 @@ import (
 // outOfDescriptors marks the walk out of descriptors, for the rest of
 // it: each worker keeps a cursor.
 func (sc *scan) outOfDescriptors() {
-	if !sc.linger.Load() {
+	if !sc.linger.Load() && nearWorks {
 		sc.linger.Store(true)
 	}
 }
 
-// starved: shedding found no descriptor to close, for the rest of the
-// walk one worker goes on alone, as the others leave (live.Jobs, which
-// pacing raises no more). Where each needs a descriptor for its cursor
+// nearWorks: reopenNear can open a path with ".." from a descriptor
+// (not Windows: the walk there keeps no cursors).
+const nearWorks = runtime.GOOS != "windows"
+
+// starved: shedding found no descriptor to close, twice for one
+// directory below an operand; one worker goes on alone, as the others
+// leave (live.Jobs, which pacing raises no more), until aloneFor
+// directories opened without a wait (opened). Where each needs a descriptor for its cursor
 // and two to open a directory, more workers than descriptors keep
 // closing each other's: on a comb of 16,000 levels under ulimit -n 7 six
 // workers crossed 250 times the levels one did (the reopens' steps),
 // each reopen from further up, and took six times as long. Where
 // sheds free descriptors (ulimit -n 16 there), workers go on.
 func (sc *scan) starved() {
-	if !sc.alone.Load() && sc.alone.CompareAndSwap(false, true) {
+	if sc.alone.Load() {
+		return
+	}
+	sc.pace.mu.Lock() // (a decision under way would store its own)
+	if !sc.alone.Load() {
+		sc.alone.Store(true)
+		sc.aloneOpens.Store(0)
 		sc.live.Jobs.Store(1)
 	}
+	sc.pace.mu.Unlock()
 }
+
+// opened counts, while one worker goes on alone (starved), the
+// directories opened without a wait: after aloneFor of them the walk has
+// descriptors again, and pacing decides the workers as before, a short
+// shortage leaving the rest of a big walk its workers.
+func (sc *scan) opened() {
+	if !sc.alone.Load() || sc.aloneOpens.Add(1) < aloneFor {
+		return
+	}
+	sc.pace.mu.Lock()
+	if sc.alone.Load() {
+		sc.alone.Store(false)
+		sc.live.Jobs.Store(max(sc.pace.cpus, 1))
+	}
+	sc.pace.mu.Unlock()
+}
+
+// aloneFor is how many directories one worker opens without a wait
+// before the others may come back (opened).
+const aloneFor = 4096
 
 // keep drops one claim on d's descriptor as release does, but the last
 // leaves it open as wk's cursor, closing the cursor before it. Before the
@@ -66,41 +98,35 @@ func (sc *scan) keep(wk *worker, d *dir) {
 	}
 }
 
-// dropCursor closes wk's cursor, if any: when the worker stops, and
-// when its walk runs out of descriptors and shedding found none to close
-// (nil: no worker, none).
+// dropCursor closes wk's cursor, if any (nil: no worker, none): when the
+// worker stops, when it keeps another, and once a directory was reopened
+// from it (useFd). The caller holds no descriptor's lock.
 func (wk *worker) dropCursor() bool {
 	if wk == nil {
 		return false
 	}
 	c := wk.cursor.Swap(nil)
-	if c == nil {
-		return false
-	}
-	c.fd.lock()
-	closed := c.fd.Fd() >= 0
-	c.fd.Close()
-	c.fd.unlock()
-	return closed
+	return c != nil && closeCursor(c)
 }
 
-// reopenNear reopens d from wk's cursor, by one open of the path from the
-// cursor to d, checked to lead to d (device and inode); or returns -1,
-// with an error only when descriptors ran out: no cursor, a parent still
-// open (the caller opens d below it), a path of PathMax or more, a
-// symlink on the way, or another directory at its end (a rename, or
-// under -L a directory reached through a symlink, whose ".." is another).
-func (sc *scan) reopenNear(wk *worker, d *dir) (int, error) {
-	p := d.parent
-	if p == nil {
-		return -1, nil
-	}
-	p.fd.lock()
-	open := p.fd.Fd() >= 0
-	p.fd.unlock()
-	if open {
-		return -1, nil
-	}
+// closeCursor closes a cursor's descriptor and reports whether it was
+// open. The caller holds no descriptor's lock.
+func closeCursor(c *dir) bool {
+	c.fd.lock()
+	defer c.fd.unlock()
+	open := c.fd.Fd() >= 0
+	c.fd.Close()
+	return open
+}
+
+// reopenNear reopens d, whose parent's descriptor is shed, from wk's
+// cursor or the nearest other worker's, by one open (with flags) of the
+// path from the cursor to d, checked to lead to d (device and inode); or
+// returns -1, with an error only when descriptors ran out: no cursor, a
+// path of PathMax or more, a symlink on the way, or another directory at
+// its end (a rename, or under -L a directory reached through a symlink,
+// whose ".." is another).
+func (sc *scan) reopenNear(wk *worker, d *dir, flags int) (int, error) {
 	// wk's cursor, or the nearest of the other workers' (shed, wk's is
 	// gone until its next keep).
 	c, a := wk.cursor.Load(), (*dir)(nil)
@@ -108,13 +134,16 @@ func (sc *scan) reopenNear(wk *worker, d *dir) (int, error) {
 		a = common(c, d)
 	}
 	if a == nil || c.depth+d.depth-2*a.depth > nearEnough {
-		sc.w.workMu.Lock()
-		for _, o := range sc.w.all {
-			if oc := o.cursor.Load(); oc != nil && oc != c {
+		nearer := func(oc *dir) {
+			if oc != nil && oc != c {
 				if oa := common(oc, d); oa != nil && (a == nil || oc.depth-2*oa.depth < c.depth-2*a.depth) {
 					c, a = oc, oa
 				}
 			}
+		}
+		sc.w.workMu.Lock()
+		for _, o := range sc.w.all {
+			nearer(o.cursor.Load())
 		}
 		sc.w.workMu.Unlock()
 	}
@@ -131,10 +160,6 @@ func (sc *scan) reopenNear(wk *worker, d *dir) (int, error) {
 	}
 	for x, i := d, len(names)-1; x != a; x, i = x.parent, i-1 {
 		names[i] = x.name
-	}
-	flags := dirFlags
-	if sc.mode&bulk.Follow == 0 {
-		flags |= sys.O_NOFOLLOW
 	}
 	if !c.fd.mu.TryLock() {
 		return -1, nil
@@ -158,10 +183,6 @@ func (sc *scan) reopenNear(wk *worker, d *dir) (int, error) {
 	}
 	scarcity.near.Add(1)
 	scarcity.steps.Add(int64(up + down))
-	// d, open now, stands nearer than the cursor for what comes next
-	// (the next keep makes the cursor anew): without the cursor, opening
-	// d's subdirectory takes the two descriptors it took before.
-	wk.dropCursor()
 	return fd, nil
 }
 
@@ -181,6 +202,7 @@ func (sc *scan) shedCursors() int {
 			}
 		}
 	}
+
 	scarcity.shed.Add(int64(n))
 	return n
 }

@@ -77,6 +77,9 @@ func (sc *scan) paced(wk *worker, now time.Duration) {
 		return
 	}
 	defer p.mu.Unlock()
+	if sc.alone.Load() {
+		return // (starved meanwhile)
+	}
 	if int64(now) < p.due.Load() || p.waits.Took.Load() < int64(paceMinTimed) && paceWant == nil {
 		return // decided meanwhile, or too little timed yet
 	}

@@ -20,7 +20,7 @@ import (
 // The caller holds d's descriptor's lock; ancestors' locks are taken one at a time.
 // Out of descriptors it reports done with the error: walking down would
 // need two at a time.
-func (sc *scan) reopenBeneath(d *dir, flags int) (fd int, done bool, err error) {
+func (sc *scan) reopenBeneath(wk *worker, d *dir, flags int) (fd int, done bool, err error) {
 	if sc.mode&bulk.Follow != 0 || noOpenat2.Load() {
 		return -1, false, nil
 	}
@@ -33,7 +33,7 @@ func (sc *scan) reopenBeneath(d *dir, flags int) (fd int, done bool, err error) 
 		// length above: reopened likewise, a path at a time.
 		if afd < 0 && (a.parent == nil || size+1+len(a.name) >= unix.PathMax) {
 			var err error
-			if afd, err = sc.reopen(a); err != nil {
+			if afd, _, err = sc.reopen(wk, a); err != nil {
 				a.fd.unlock()
 				return -1, tooManyFiles(err), err
 			}

@@ -10,7 +10,9 @@ import (
 
 // reopenBeneath: no openat2 here; the caller walks down from the nearest
 // ancestor that holds a descriptor, one O_NOFOLLOW open a level.
-func (sc *scan) reopenBeneath(d *dir, flags int) (int, bool, error) { return -1, false, nil }
+func (sc *scan) reopenBeneath(wk *worker, d *dir, flags int) (int, bool, error) {
+	return -1, false, nil
+}
 
 // openNear opens the directory at path relative to dirfd (reopenNear);
 // the caller checks that it is the directory it means.

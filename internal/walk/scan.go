@@ -70,6 +70,7 @@ type scan struct {
 	// cursor open (near.go). alone: shedding found none to close; one
 	// worker goes on (starved).
 	linger, alone atomic.Bool
+	aloneOpens    atomic.Int32 // (opened)
 
 	// subtrees: the subdirectories of a directory read whole are read
 	// by the core's subtree walk (bulk.Reader.Tree) with subtreeMode.

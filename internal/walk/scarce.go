@@ -17,7 +17,7 @@ import "github.com/godu-sh/godu/internal/sys"
 // process could close one. It gets fewTries, and none once an operand of
 // the Walker's found none (under ulimit -n 5 the runtime's two
 // descriptors leave none: each of 1,640 operands waited a second).
-func (sc *scan) openScarce(wk *worker, d *dir, open func(waits int) (opened bool, err error)) error {
+func (sc *scan) openScarce(d *dir, open func(waits int) (opened bool, err error)) error {
 	scarce := false
 	operand := d.parent == nil
 	hopeless := &sc.hopeless // (a walk's own: other walks of the Walker may run)
@@ -38,6 +38,9 @@ func (sc *scan) openScarce(wk *worker, d *dir, open func(waits int) (opened bool
 		if opened && operand && hopeless.Load() {
 			hopeless.Store(false) // descriptors to be had again
 		}
+		if opened && waits == 0 {
+			sc.opened()
+		}
 		if !tooManyFiles(err) || opened {
 			break
 		}
@@ -52,12 +55,13 @@ func (sc *scan) openScarce(wk *worker, d *dir, open func(waits int) (opened bool
 		}
 		sc.outOfDescriptors()
 		// Descriptors closed here are tried at once; with none, after a
-		// pause for other workers to close theirs.
-		// First the others: d's parent, shed, would be reopened at
-		// once. Then the cursors, and d's parent last; at once all of
-		// them once that did not do.
+		// pause for other workers to close theirs, and, none found twice
+		// for a directory below an operand, the walk goes on with one
+		// worker (starved). First the others: d's parent, shed, would be
+		// reopened at once. Then the cursors, and d's parent last; at
+		// once all of them once that did not do.
 		shed := sc.shed(d.parent)
-		if shed == 0 || waits > 0 {
+		if shed == 0 {
 			shed += sc.shedCursors()
 		}
 		if (shed == 0 || waits > 0) && d.parent != nil {
@@ -67,7 +71,9 @@ func (sc *scan) openScarce(wk *worker, d *dir, open func(waits int) (opened bool
 			}
 		}
 		if shed == 0 {
-			sc.starved()
+			if waits > 0 && !operand {
+				sc.starved()
+			}
 			scarcity.pauses.Add(1)
 			pause()
 		}
@@ -151,7 +157,8 @@ func (sc *scan) shed(except *dir) int {
 // under stackMu. Once held has doubled since it was last compacted, it
 // keeps only those whose descriptors are open still: its length stays
 // within twice the descriptors open, and it keeps no closed directory
-// alive, whatever the size of the walk.
+// alive, whatever the size of the walk (a parent pushed twice, with
+// another's between, is there twice).
 func (sc *scan) holdParents(ds []*dir) {
 	for i, d := range ds {
 		if p := d.parent; p != nil && (i == 0 || ds[i-1].parent != p) && (len(sc.held) == 0 || sc.held[len(sc.held)-1] != p) {

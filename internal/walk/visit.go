@@ -109,7 +109,7 @@ func (sc *scan) visit(wk *worker, d *dir, fd int) (next *dir, nextFd int) {
 		// parent's takes two, but only where the kernel can refuse
 		// every symlink on the way (openBeneath): a directory renamed to
 		// a symlink meanwhile never leads outside.
-		err = sc.openScarce(wk, d, func(waits int) (bool, error) {
+		err = sc.openScarce(d, func(waits int) (bool, error) {
 			fd := -1
 			if waits > 8 || sc.byPathFirst.Load() && (waits > 0 || sc.pathFirst(d)) {
 				if path := d.path(); len(path) < sys.PathMax {

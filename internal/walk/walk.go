@@ -327,7 +327,7 @@ func (w *Walker) Walk(ctx context.Context, path string) (*Node, error) {
 	// process may close (fewTries), or not at all once operands found
 	// none (Walker.operandsHopeless).
 	var fd int
-	err = sc.openScarce(nil, root, func(int) (bool, error) {
+	err = sc.openScarce(root, func(int) (bool, error) {
 		fd, err = sc.openOperand(path)
 		return fd >= 0, err
 	})
