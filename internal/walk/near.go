@@ -55,12 +55,13 @@ func (sc *scan) starved() {
 	sc.pace.mu.Unlock()
 }
 
-// opened counts, while one worker goes on alone (starved), the
-// directories opened without a wait: after aloneFor of them the walk has
-// descriptors again, and pacing decides the workers as before, a short
-// shortage leaving the rest of a big walk its workers.
-func (sc *scan) opened() {
-	if !sc.alone.Load() || sc.aloneOpens.Add(1) < aloneFor {
+// opened counts, while one worker goes on alone (starved), n more
+// directories opened without a wait (by a visit, or a subtree walk's):
+// after aloneFor of them the walk has descriptors again, and pacing
+// decides the workers as before, a short shortage leaving the rest of a
+// big walk its workers.
+func (sc *scan) opened(n int32) {
+	if !sc.alone.Load() || sc.aloneOpens.Add(n) < aloneFor {
 		return
 	}
 	sc.pace.mu.Lock()

@@ -162,20 +162,26 @@ func TestStarvedUnderDecision(t *testing.T) {
 }
 
 // TestAloneEnds: once one worker went on alone, aloneFor directories
-// opened without a wait give the walk its workers back.
+// opened without a wait give the walk its workers back; those a subtree
+// walk read count as well.
 func TestAloneEnds(t *testing.T) {
 	sc := &scan{w: New(Options{Jobs: 8})}
 	sc.pace.cpus = 2
 	sc.live.Jobs.Store(2)
 	sc.starved()
 	for range aloneFor - 1 {
-		sc.opened()
+		sc.opened(1)
 	}
 	if j := sc.live.Jobs.Load(); j != 1 || !sc.alone.Load() {
 		t.Fatalf("after %d opens: live.Jobs %d, alone %v", aloneFor-1, j, sc.alone.Load())
 	}
-	sc.opened()
+	sc.opened(1)
 	if j := sc.live.Jobs.Load(); j != 2 || sc.alone.Load() {
 		t.Errorf("after %d opens: live.Jobs %d, alone %v; want 2, false", aloneFor, j, sc.alone.Load())
+	}
+	sc.starved()
+	sc.opened(aloneFor)
+	if sc.alone.Load() {
+		t.Errorf("a subtree walk's %d directories did not end it", aloneFor)
 	}
 }

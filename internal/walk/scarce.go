@@ -39,7 +39,7 @@ func (sc *scan) openScarce(d *dir, open func(waits int) (opened bool, err error)
 			hopeless.Store(false) // descriptors to be had again
 		}
 		if opened && waits == 0 {
-			sc.opened()
+			sc.opened(1)
 		}
 		if !tooManyFiles(err) || opened {
 			break

@@ -35,6 +35,7 @@ func (sc *scan) readSubtrees(wk *worker, d *dir, mixed bool) (left []*dir, nexts
 	}
 	t := wk.rd.Tree(d.fd.Fd(), sc.rootDev, wk.anc.at(d), sc.subtreeBudget(), mode, &sc.live)
 	wk.dirs.Add(int64(t.Dirs))
+	sc.opened(int32(t.Dirs))
 	wk.files.Add(int64(t.Files))
 	wk.blocks.Add(t.Sum.Blocks)
 
