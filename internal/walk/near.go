@@ -213,18 +213,11 @@ func (sc *scan) shedCursors() int {
 const nearEnough = 8
 
 // common is the nearest directory above or at both a and b, or nil (two
-// walks'). It climbs by jump pointers, as before does.
+// walks'), by jump pointers (meet).
 func common(a, b *dir) *dir {
-	x, y := climb(a, b.depth, nil), climb(b, a.depth, nil)
+	x, y := meet(a, b, nil)
 	if x == y {
 		return x
-	}
-	for x.parent != y.parent {
-		if jx, jy := x.jump, y.jump; jx != jy && jx != nil && jy != nil && jx.depth == jy.depth {
-			x, y = jx, jy
-		} else {
-			x, y = x.parent, y.parent
-		}
 	}
 	return x.parent
 }

@@ -25,9 +25,22 @@ func before(a, b *dir) bool { return beforeCounting(a, b, nil) }
 // beforeCounting is before, counting its steps up the tree in *steps
 // (for tests; nil: not counted).
 func beforeCounting(a, b *dir, steps *int) bool {
-	x, y := climb(a, b.depth, steps), climb(b, a.depth, steps)
+	x, y := meet(a, b, steps)
 	if x == y { // one is below the other
 		return a.depth < b.depth
+	}
+	return x.name < y.name
+}
+
+// meet returns the ancestors of a and b (or themselves) right below
+// their nearest common directory, or that directory twice when one of
+// them is it (at or above the other), counting its steps up the tree in
+// *steps (nil: not counted). Two directories of different walks meet
+// below no directory: x.parent and y.parent are both nil.
+func meet(a, b *dir, steps *int) (x, y *dir) {
+	x, y = climb(a, b.depth, steps), climb(b, a.depth, steps)
+	if x == y {
+		return x, y
 	}
 	// x and y are at one depth; a jump that leads them to two directories
 	// keeps both below the common one.
@@ -41,7 +54,7 @@ func beforeCounting(a, b *dir, steps *int) bool {
 			*steps++
 		}
 	}
-	return x.name < y.name
+	return x, y
 }
 
 // climb returns d's ancestor at depth, or d when it is not deeper.

@@ -2,11 +2,7 @@
 
 package walk
 
-import (
-	"runtime"
-
-	"github.com/godu-sh/godu/internal/sys"
-)
+import "github.com/godu-sh/godu/internal/sys"
 
 // reopenBeneath: no openat2 here; the caller walks down from the nearest
 // ancestor that holds a descriptor, one O_NOFOLLOW open a level.
@@ -15,10 +11,8 @@ func (sc *scan) reopenBeneath(wk *worker, d *dir, flags int) (int, bool, error) 
 }
 
 // openNear opens the directory at path relative to dirfd (reopenNear);
-// the caller checks that it is the directory it means.
+// the caller checks that it is the directory it means. (Never on
+// Windows, where a walk keeps no cursors: nearWorks.)
 func openNear(dirfd int, path string, flags int) (int, error) {
-	if runtime.GOOS == "windows" {
-		return -1, sys.ENOENT // (reopened as before)
-	}
 	return sys.Openat(dirfd, path, flags, 0)
 }
